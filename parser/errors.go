@@ -1,0 +1,19 @@
+package parser
+
+import "fmt"
+
+// SyntaxError is SQL the dialect's parser rejects. Msg is the parser's own
+// message (a MySQL client shows it with error 1064, psql with 42601).
+type SyntaxError struct {
+	Msg string
+}
+
+func (e *SyntaxError) Error() string { return e.Msg }
+
+// UnsupportedError is SQL that parses but that dpproxy does not handle.
+// What names the construct ("multi-statements", "SELECT ... INTO OUTFILE").
+type UnsupportedError struct {
+	What string
+}
+
+func (e *UnsupportedError) Error() string { return fmt.Sprintf("unsupported SQL: %s", e.What) }

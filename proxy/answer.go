@@ -1,0 +1,357 @@
+package proxy
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dpproxy/dpproxy/eval"
+	"github.com/dpproxy/dpproxy/parser"
+	"github.com/dpproxy/dpproxy/policy"
+	"github.com/dpproxy/dpproxy/rewrite"
+)
+
+// answer turns the backend's groups into the released result: choose the
+// groups (every public one, or those passing partition selection), add noise
+// to every quantity, then evaluate the select list, HAVING, ORDER BY and
+// LIMIT on the noisy values only (post-processing, Dwork & Roth 2014,
+// Proposition 2.1).
+func (r *release) answer(plan *rewrite.Plan, groups []group) (*Result, error) {
+	released := r.chooseGroups(plan, groups)
+	type outRow struct {
+		vals []any
+		env  *groupEnv
+	}
+	rows := make([]outRow, 0, len(released))
+	for _, g := range released {
+		env := &groupEnv{plan: plan, keys: g.keys, aggs: r.noisyAggregates(plan, g)}
+		vals := make([]any, len(plan.Items))
+		for i, it := range plan.Items {
+			v, err := eval.Eval(it.Expr, env)
+			if err != nil {
+				return nil, err
+			}
+			vals[i] = v
+		}
+		env.items = vals
+		if plan.Having != nil {
+			v, err := eval.Eval(plan.Having, env)
+			if err != nil {
+				return nil, err
+			}
+			if ok, isNull := eval.Truthy(v); !ok || isNull {
+				continue
+			}
+		}
+		rows = append(rows, outRow{vals: vals, env: env})
+	}
+	if len(plan.OrderBy) > 0 {
+		keys := make([][]any, len(rows))
+		for i, row := range rows {
+			keys[i] = make([]any, len(plan.OrderBy))
+			for j, o := range plan.OrderBy {
+				v, err := orderValue(o.Expr, row.vals, row.env)
+				if err != nil {
+					return nil, err
+				}
+				keys[i][j] = v
+			}
+		}
+		idx := make([]int, len(rows))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			for j, o := range plan.OrderBy {
+				c := eval.Compare(keys[idx[a]][j], keys[idx[b]][j])
+				if c != 0 {
+					return (c < 0) != o.Desc
+				}
+			}
+			return false
+		})
+		sorted := make([]outRow, len(rows))
+		for i, k := range idx {
+			sorted[i] = rows[k]
+		}
+		rows = sorted
+	}
+	if plan.Offset > 0 {
+		if plan.Offset >= int64(len(rows)) {
+			rows = nil
+		} else {
+			rows = rows[plan.Offset:]
+		}
+	}
+	if plan.Limit >= 0 && plan.Limit < int64(len(rows)) {
+		rows = rows[:plan.Limit]
+	}
+	res := &Result{Rows: make([][]Value, len(rows))}
+	for i, row := range rows {
+		res.Rows[i] = row.vals
+	}
+	res.Columns = make([]Column, len(plan.Items))
+	for i, it := range plan.Items {
+		res.Columns[i] = Column{Name: it.Name, Type: itemType(plan, it.Expr, res.Rows, i)}
+	}
+	return res, nil
+}
+
+// chooseGroups returns the groups to release. With public keys only, that is
+// every combination of public values, present in the data or not, so that
+// which groups appear reveals nothing. Otherwise a group is released only if
+// its noisy count of distinct units passes the selection threshold.
+func (r *release) chooseGroups(plan *rewrite.Plan, groups []group) []group {
+	if r.selector != nil {
+		var out []group
+		for _, g := range groups {
+			if r.selector.Keep(g.units) {
+				out = append(out, g)
+			}
+		}
+		sortGroups(out)
+		return out
+	}
+	byKey := make(map[string]group, len(groups))
+	for _, g := range groups {
+		byKey[groupKey(g.keys)] = g
+	}
+	nQuant := 0
+	for _, a := range plan.Aggs {
+		nQuant += len(a.Quantities)
+	}
+	var out []group
+	var enumerate func(prefix []any)
+	enumerate = func(prefix []any) {
+		if len(prefix) == len(plan.Keys) {
+			keys := append([]any(nil), prefix...)
+			if g, ok := byKey[groupKey(keys)]; ok {
+				g.keys = keys
+				out = append(out, g)
+			} else {
+				out = append(out, group{keys: keys, quant: make([]float64, nQuant)})
+			}
+			return
+		}
+		for _, v := range plan.Keys[len(prefix)].Public {
+			enumerate(append(prefix, v))
+		}
+	}
+	enumerate(nil)
+	return out
+}
+
+func sortGroups(gs []group) {
+	sort.SliceStable(gs, func(a, b int) bool {
+		for i := range gs[a].keys {
+			if c := eval.Compare(gs[a].keys[i], gs[b].keys[i]); c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+}
+
+// groupKey is a canonical string of a key tuple, for matching the backend's
+// groups to the public domain.
+func groupKey(keys []any) string {
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(canonical(k))
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func canonical(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "\x01NULL"
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		if x {
+			return "1"
+		}
+		return "0"
+	}
+	return fmt.Sprint(v)
+}
+
+// keyValue types a key the backend returned by the policy's column type, so
+// it matches the policy's public values and prints as the analyst expects.
+func keyValue(raw any, k rewrite.Key) any {
+	if b, ok := raw.([]byte); ok {
+		raw = string(b)
+	}
+	if k.Column == nil || raw == nil {
+		return raw
+	}
+	switch k.Column.Type {
+	case policy.TypeInt:
+		if f, ok := eval.ToInt(raw); ok {
+			return f
+		}
+	case policy.TypeFloat:
+		if f, ok := eval.ToFloat(raw); ok {
+			return f
+		}
+	case policy.TypeString, policy.TypeDate:
+		return eval.ToString(raw)
+	}
+	return raw
+}
+
+// noisyAggregates releases every aggregate of one group.
+func (r *release) noisyAggregates(plan *rewrite.Plan, g group) []any {
+	out := make([]any, len(plan.Aggs))
+	for i, a := range plan.Aggs {
+		ms := r.mechs[i]
+		switch a.Kind {
+		case rewrite.AggCount:
+			n := ms[0].AddNoiseInt(int64(math.Round(g.quant[a.Quantities[0].Column-len(plan.Keys)])))
+			// A count below zero is impossible; clamping is post-processing.
+			out[i] = max(n, 0)
+		case rewrite.AggSum:
+			v := g.quant[a.Quantities[0].Column-len(plan.Keys)]
+			if a.IntValued {
+				out[i] = ms[0].AddNoiseInt(int64(math.Round(v)))
+			} else {
+				out[i] = ms[0].AddNoise(v)
+			}
+		case rewrite.AggAvg:
+			// AVG = mid + noisy Σ(x−mid) / noisy count, clamped to the
+			// bounds (the normalised mean; see sensitivity.CenteredSum).
+			sum := ms[0].AddNoise(g.quant[a.Quantities[0].Column-len(plan.Keys)])
+			n := ms[1].AddNoiseInt(int64(math.Round(g.quant[a.Quantities[1].Column-len(plan.Keys)])))
+			mid := (a.Lower + a.Upper) / 2
+			avg := mid + sum/float64(max(n, 1))
+			out[i] = math.Min(math.Max(avg, a.Lower), a.Upper)
+		}
+	}
+	return out
+}
+
+// groupEnv evaluates the select list, HAVING and ORDER BY of one group: a
+// column is a key, an aggregate is its noisy value, a bare name may be a
+// select-list alias.
+type groupEnv struct {
+	plan  *rewrite.Plan
+	keys  []any
+	aggs  []any
+	items []any // the evaluated select list, for aliases in HAVING / ORDER BY
+}
+
+func (g *groupEnv) Column(ref *parser.ColumnRef) (any, error) {
+	name := strings.ToLower(ref.Name)
+	for i, k := range g.plan.Keys {
+		if k.Name == name {
+			return g.keys[i], nil
+		}
+	}
+	if ref.Table == "" && g.items != nil {
+		for i, it := range g.plan.Items {
+			if strings.EqualFold(it.Name, ref.Name) {
+				return g.items[i], nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("unknown column '%s'", ref.Name)
+}
+
+func (g *groupEnv) Variable(v *parser.Variable) (any, error) {
+	return nil, fmt.Errorf("variables are not allowed here")
+}
+
+func (g *groupEnv) Param(i int) (any, error) {
+	return nil, fmt.Errorf("parameters are not allowed here")
+}
+
+func (g *groupEnv) Call(f *parser.Func) (any, bool, error) {
+	if i, ok := g.plan.AggregateOf(f); ok {
+		return g.aggs[i], true, nil
+	}
+	return nil, false, nil
+}
+
+// orderValue evaluates one ORDER BY key: a position, an alias, or an
+// expression.
+func orderValue(e parser.Expr, vals []any, env *groupEnv) (any, error) {
+	if lit, ok := e.(*parser.Literal); ok {
+		if pos, ok := lit.Value.(int64); ok {
+			if pos < 1 || int(pos) > len(vals) {
+				return nil, Errorf(CodeUnknownColumn, "Unknown column '%d' in 'order clause'", pos)
+			}
+			return vals[pos-1], nil
+		}
+	}
+	if ref, ok := e.(*parser.ColumnRef); ok && ref.Table == "" {
+		for i, it := range env.plan.Items {
+			if strings.EqualFold(it.Name, ref.Name) {
+				return vals[i], nil
+			}
+		}
+	}
+	return eval.Eval(e, env)
+}
+
+// itemType is a result column's type: from the released values when there
+// are any, else from what the expression is.
+func itemType(plan *rewrite.Plan, e parser.Expr, rows [][]Value, col int) ColumnType {
+	t, seen := TypeNull, false
+	for _, row := range rows {
+		if row[col] == nil {
+			continue
+		}
+		vt := valueType(row[col])
+		if !seen {
+			t, seen = vt, true
+		} else if t != vt {
+			if (t == TypeInt && vt == TypeFloat) || (t == TypeFloat && vt == TypeInt) {
+				t = TypeFloat
+			} else {
+				t = TypeString
+			}
+		}
+	}
+	if seen {
+		return t
+	}
+	switch x := e.(type) {
+	case *parser.Func:
+		if i, ok := plan.AggregateOf(x); ok && plan.Aggs[i].IntValued {
+			return TypeInt
+		}
+		return TypeFloat
+	case *parser.ColumnRef:
+		for _, k := range plan.Keys {
+			if k.Name == strings.ToLower(x.Name) && k.Column != nil {
+				switch k.Column.Type {
+				case policy.TypeInt, policy.TypeBool:
+					return TypeInt
+				case policy.TypeFloat:
+					return TypeFloat
+				}
+			}
+		}
+		return TypeString
+	}
+	return TypeFloat
+}
+
+func valueType(v any) ColumnType {
+	switch v.(type) {
+	case int64, bool:
+		return TypeInt
+	case float64:
+		return TypeFloat
+	case nil:
+		return TypeNull
+	}
+	return TypeString
+}

@@ -1,0 +1,261 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/dpproxy/dpproxy/ledger"
+	"github.com/dpproxy/dpproxy/mechanism"
+	"github.com/dpproxy/dpproxy/parser"
+	"github.com/dpproxy/dpproxy/rewrite"
+)
+
+// dpSelect answers an aggregate query over a private table: plan, charge,
+// query the backend, add noise, post-process. The charge is written durably
+// before the backend is even asked, and refunded if the backend fails, so no
+// answer can ever leave without its cost in the ledger.
+func (s *Session) dpSelect(ctx context.Context, sqlText string, sel *parser.Select, args []Value) (*Result, error) {
+	plan, err := rewrite.Analyze(rewrite.Input{
+		Select:   sel,
+		Policy:   s.engine.policy,
+		Schema:   s.engine,
+		Database: s.engine.database,
+		Dialect:  s.engine.backendDialect(),
+		Params:   args,
+	})
+	if err != nil {
+		return nil, err
+	}
+	eps, delta, mech := s.budget()
+	if max := s.role.MaxEpsilonPerQuery; max > 0 && eps > max {
+		return nil, Errorf(CodeBadValue, "a query may spend at most ε=%g for role %s; SET dp_epsilon to a smaller value", max, s.role.Name)
+	}
+	rel, err := newRelease(plan, eps, delta, mech)
+	if err != nil {
+		return nil, err
+	}
+	if n := rel.publicGroups(); n > s.engine.maxGroups() {
+		return nil, Errorf(CodeRefused, "dpproxy refused the query: its public group keys make %d groups, more than the limit of %d", n, s.engine.maxGroups())
+	}
+	receipt, err := s.engine.ledger.Charge(ctx, ledger.Charge{
+		User:        s.user.Name,
+		Role:        s.role.Name,
+		Statement:   sqlText,
+		Fingerprint: parser.Fingerprint(sqlText, s.dialect),
+		Mechanism:   mech,
+		Epsilon:     rel.epsilon,
+		Delta:       rel.delta,
+		Rho:         rel.rho,
+	}, s.limits())
+	if err != nil {
+		return nil, err
+	}
+	groups, err := s.engine.queryGroups(ctx, plan)
+	if err != nil {
+		// Nothing was released: give the budget back. The refund must
+		// happen even if the client's context is gone.
+		if rerr := s.engine.ledger.Refund(context.WithoutCancel(ctx), receipt.ID); rerr != nil {
+			s.engine.log.Error("refund failed", append(s.logAttrs(), "charge", receipt.ID, "err", rerr)...)
+		}
+		return nil, s.backendError(err)
+	}
+	return rel.answer(plan, groups)
+}
+
+// limits are the allowances a charge of this session must fit.
+func (s *Session) limits() ledger.Limits {
+	lim := ledger.Limits{User: ledger.Budget{Epsilon: s.role.Budget.Epsilon, Delta: s.role.Budget.Delta}}
+	if p := s.role.Pool; p != nil {
+		lim.Pool = &ledger.Budget{Epsilon: p.Epsilon, Delta: p.Delta}
+	}
+	return lim
+}
+
+// backendError wraps a failed backend query. Timeouts and cancellations
+// keep their own codes.
+func (s *Session) backendError(err error) error {
+	if ctxErr := s.classify(err); ctxErr.(*Error).Code == CodeTimeout || ctxErr.(*Error).Code == CodeCanceled {
+		return ctxErr
+	}
+	s.engine.log.Warn("backend query failed", append(s.logAttrs(), "err", err)...)
+	return &Error{Code: CodeBackend, Msg: "the backend query failed (no budget was charged): " + err.Error(), Err: err}
+}
+
+// group is one row of the backend's answer to a plan.
+type group struct {
+	keys  []any
+	quant []float64
+	units int64
+}
+
+// queryGroups runs the plan's SQL. Memory grows with the number of groups,
+// never with the table.
+func (e *Engine) queryGroups(ctx context.Context, plan *rewrite.Plan) ([]group, error) {
+	rows, err := e.backend.DB.QueryContext(ctx, plan.SQL, plan.Args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	nKeys := len(plan.Keys)
+	nCols := plan.UnitsColumn + 1
+	raw := make([]any, nCols)
+	ptrs := make([]any, nCols)
+	for i := range raw {
+		ptrs[i] = &raw[i]
+	}
+	var out []group
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("reading the backend's answer: %w", err)
+		}
+		g := group{keys: make([]any, nKeys), quant: make([]float64, nCols-nKeys-1)}
+		for i := 0; i < nKeys; i++ {
+			g.keys[i] = keyValue(raw[i], plan.Keys[i])
+		}
+		for i := range g.quant {
+			f, err := toNumber(raw[nKeys+i])
+			if err != nil {
+				return nil, err
+			}
+			g.quant[i] = f
+		}
+		u, err := toNumber(raw[plan.UnitsColumn])
+		if err != nil {
+			return nil, err
+		}
+		g.units = int64(u)
+		out = append(out, g)
+		if len(out) > e.maxBackendGroups() {
+			return nil, fmt.Errorf("the backend returned more than %d groups", e.maxBackendGroups())
+		}
+	}
+	return out, rows.Err()
+}
+
+// toNumber reads an aggregate the backend returned. NULL (a SUM over no
+// rows) is 0: the released value must not reveal emptiness.
+func toNumber(v any) (float64, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, nil
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	case []byte:
+		var f float64
+		if _, err := fmt.Sscan(string(x), &f); err != nil {
+			return 0, fmt.Errorf("the backend returned %q where a number was expected", x)
+		}
+		return f, nil
+	case string:
+		var f float64
+		if _, err := fmt.Sscan(x, &f); err != nil {
+			return 0, fmt.Errorf("the backend returned %q where a number was expected", x)
+		}
+		return f, nil
+	}
+	return 0, fmt.Errorf("the backend returned %T where a number was expected", v)
+}
+
+// release holds the mechanisms of one query and what it costs.
+type release struct {
+	mechs    [][]mechanism.Mechanism // per aggregate, per quantity
+	selector *mechanism.PartitionSelector
+	plan     *rewrite.Plan
+
+	epsilon, delta, rho float64
+}
+
+// newRelease splits the query's (ε, δ) among its noisy quantities and, when
+// a key is not public, partition selection. The split is even: each of the k
+// parts gets ε/k (and, where it needs it, δ/k), so by basic composition
+// (Dwork & Roth 2014, Theorem 3.16) the whole answer is (ε, δ)-DP.
+func newRelease(plan *rewrite.Plan, eps, delta float64, mech string) (*release, error) {
+	nQuant := 0
+	for _, a := range plan.Aggs {
+		nQuant += len(a.Quantities)
+	}
+	parts := nQuant
+	if plan.PartitionSelection {
+		parts++
+		if delta <= 0 {
+			return nil, Errorf(CodeRefused, "dpproxy refused the query: grouping by a column whose values are not public needs partition selection, which needs dp_delta > 0 (SET dp_delta = 1e-6)")
+		}
+	}
+	epsPart := eps / float64(parts)
+	deltaParts := 0
+	if plan.PartitionSelection {
+		deltaParts++
+	}
+	if mech == "gaussian" {
+		if delta <= 0 {
+			return nil, Errorf(CodeBadValue, "the Gaussian mechanism needs dp_delta > 0")
+		}
+		deltaParts += nQuant
+	}
+	deltaPart := 0.0
+	if deltaParts > 0 {
+		deltaPart = delta / float64(deltaParts)
+	}
+	r := &release{plan: plan, epsilon: eps}
+	for _, a := range plan.Aggs {
+		var ms []mechanism.Mechanism
+		for _, q := range a.Quantities {
+			var m mechanism.Mechanism
+			var err error
+			if mech == "gaussian" {
+				m, err = mechanism.NewGaussian(epsPart, deltaPart, q.Sensitivity.L2)
+			} else {
+				m, err = mechanism.NewLaplace(epsPart, q.Sensitivity.L1)
+			}
+			if err != nil {
+				return nil, Errorf(CodeBadValue, "%v", err)
+			}
+			ms = append(ms, m)
+			r.rho += m.Rho()
+		}
+		r.mechs = append(r.mechs, ms)
+	}
+	if plan.PartitionSelection {
+		sel, err := mechanism.NewPartitionSelector(epsPart, deltaPart, plan.Contribution.MaxGroups)
+		if err != nil {
+			return nil, Errorf(CodeBadValue, "%v", err)
+		}
+		r.selector = sel
+		// Pure ε-DP is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4); the
+		// selection's δ is accounted for separately.
+		r.rho += epsPart * epsPart / 2
+	}
+	if deltaParts > 0 {
+		r.delta = delta
+	}
+	return r, nil
+}
+
+// publicGroups is the number of groups a query with only public keys
+// releases (the product of the public domains); 0 with partition selection.
+func (r *release) publicGroups() int {
+	if r.plan.PartitionSelection {
+		return 0
+	}
+	n := 1
+	for _, k := range r.plan.Keys {
+		n *= len(k.Public)
+		if n > math.MaxInt32 {
+			return math.MaxInt32
+		}
+	}
+	return n
+}
+
+func (e *Engine) maxGroups() int {
+	if n := e.policy.Limits.MaxGroups; n > 0 {
+		return n
+	}
+	return 10000
+}
+
+// maxBackendGroups bounds what the proxy reads before partition selection.
+func (e *Engine) maxBackendGroups() int { return 100 * e.maxGroups() }

@@ -1,0 +1,200 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+
+	"github.com/dpproxy/dpproxy/catalog"
+	"github.com/dpproxy/dpproxy/eval"
+	"github.com/dpproxy/dpproxy/ledger"
+	"github.com/dpproxy/dpproxy/parser"
+	"github.com/dpproxy/dpproxy/policy"
+	"github.com/dpproxy/dpproxy/rewrite"
+)
+
+// Session is one client connection's state. A session is used by one
+// connection at a time, so it needs no lock.
+type Session struct {
+	engine  *Engine
+	user    *policy.User
+	role    *policy.Role
+	dialect parser.Dialect
+	id      uint32
+	db      string
+
+	settings settings
+	vars     map[string]any // other session variables a client SET
+	userVars map[string]any // @x user variables
+	warnings []string
+}
+
+// ID is the connection id clients see (CONNECTION_ID()).
+func (s *Session) ID() uint32 { return s.id }
+
+// User is the session's login name.
+func (s *Session) User() string { return s.user.Name }
+
+// Database is the session's current database ("" for none).
+func (s *Session) Database() string { return s.db }
+
+// Close ends the session.
+func (s *Session) Close() {}
+
+// Execute runs one statement. A panic inside is caught and returned as an
+// internal error so that one bad statement never takes down the proxy.
+func (s *Session) Execute(ctx context.Context, sql string) (res *Result, err error) {
+	return s.run(ctx, sql, nil, nil)
+}
+
+// Prepare parses a statement for later execution with parameters.
+func (s *Session) Prepare(ctx context.Context, sql string) (*Prepared, error) {
+	stmt, n, err := parser.Parse(sql, s.dialect)
+	if err != nil {
+		return nil, s.classify(err)
+	}
+	return &Prepared{SQL: sql, ParamCount: n, stmt: stmt}, nil
+}
+
+// ExecutePrepared runs a prepared statement with its parameter values.
+func (s *Session) ExecutePrepared(ctx context.Context, p *Prepared, args []Value) (*Result, error) {
+	if len(args) != p.ParamCount {
+		return nil, Errorf(CodeBadValue, "statement expects %d parameters, got %d", p.ParamCount, len(args))
+	}
+	return s.run(ctx, p.SQL, p.stmt, args)
+}
+
+func (s *Session) run(ctx context.Context, sql string, stmt parser.Statement, args []Value) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.engine.log.Error("panic in session", "session", s.id, "user", s.user.Name, "panic", r, "stack", string(debug.Stack()))
+			res, err = nil, Errorf(CodeInternal, "internal error in dpproxy (logged); the session goes on")
+		}
+	}()
+	if stmt == nil {
+		var n int
+		stmt, n, err = parser.Parse(sql, s.dialect)
+		if err != nil {
+			return nil, s.classify(err)
+		}
+		if n > 0 {
+			return nil, Errorf(CodeBadValue, "statement has %d parameters but none were given", n)
+		}
+	}
+	s.warnings = nil
+	res, err = s.dispatch(ctx, sql, stmt, args)
+	if err != nil {
+		err = s.classify(err)
+		s.engine.log.Debug("statement failed", "session", s.id, "user", s.user.Name, "err", err)
+	}
+	return res, err
+}
+
+func (s *Session) dispatch(ctx context.Context, sql string, stmt parser.Statement, args []Value) (*Result, error) {
+	switch st := stmt.(type) {
+	case *parser.Empty:
+		return &Result{}, nil
+	case *parser.Select:
+		return s.selectStmt(ctx, sql, st, args)
+	case *parser.SetOp:
+		return nil, s.setOp(st)
+	case *parser.Set:
+		return s.set(st, args)
+	case *parser.Use:
+		if err := s.use(st.DB); err != nil {
+			return nil, err
+		}
+		return &Result{}, nil
+	case *parser.Show:
+		return s.show(st)
+	case *parser.Transaction:
+		// DP queries are read-only and answered from committed data;
+		// transaction statements are accepted so that drivers work.
+		return &Result{}, nil
+	case *parser.Write:
+		return nil, Errorf(CodeRefused, "dpproxy is read-only: %s is not allowed through the proxy", st.Verb)
+	case *parser.Explain:
+		return nil, Errorf(CodeRefused, "EXPLAIN would reveal the backend's row estimates; dpproxy does not forward it")
+	case *parser.ShowPrivacyBudget:
+		return s.showBudget(ctx, st)
+	}
+	return nil, Errorf(CodeUnsupported, "unsupported statement %T", stmt)
+}
+
+// classify turns errors from the parts into *Error with the right code.
+func (s *Session) classify(err error) error {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	var syn *parser.SyntaxError
+	var uns *parser.UnsupportedError
+	var ref *rewrite.RefusedError
+	var ut *rewrite.UnknownTableError
+	var uc *rewrite.UnknownColumnError
+	var cref *catalog.RefusedError
+	var cut *catalog.UnknownTableError
+	var cudb *catalog.UnknownDBError
+	var be *ledger.BudgetError
+	switch {
+	case errors.As(err, &syn):
+		return &Error{Code: CodeSyntax, Msg: syn.Msg, Err: err}
+	case errors.As(err, &uns):
+		return &Error{Code: CodeUnsupported, Msg: uns.Error(), Err: err}
+	case errors.As(err, &ref):
+		return &Error{Code: CodeRefused, Msg: "dpproxy refused the query: " + ref.Reason, Err: err}
+	case errors.As(err, &ut):
+		return &Error{Code: CodeUnknownTable, Msg: fmt.Sprintf("Table '%s.%s' doesn't exist", s.db, ut.Table), Err: err}
+	case errors.As(err, &uc):
+		return &Error{Code: CodeUnknownColumn, Msg: fmt.Sprintf("Unknown column '%s' in '%s'", uc.Column, uc.Table), Err: err}
+	case errors.As(err, &cref):
+		return &Error{Code: CodeRefused, Msg: "dpproxy refused the query: " + cref.Reason, Err: err}
+	case errors.As(err, &cut):
+		return &Error{Code: CodeUnknownTable, Msg: cut.Error(), Err: err}
+	case errors.As(err, &cudb):
+		return &Error{Code: CodeUnknownDB, Msg: cudb.Error(), Err: err}
+	case errors.As(err, &be):
+		return &Error{Code: CodeBudget, Msg: be.Error(), Err: err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: CodeTimeout, Msg: "query timed out", Err: err}
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: CodeCanceled, Msg: "query was canceled", Err: err}
+	}
+	var ev *eval.UnsupportedError
+	if errors.As(err, &ev) {
+		return &Error{Code: CodeUnsupported, Msg: ev.Error(), Err: err}
+	}
+	s.engine.log.Warn("unclassified error", "session", s.id, "err", err)
+	return &Error{Code: CodeInternal, Msg: err.Error(), Err: err}
+}
+
+// use switches the current database: the one dpproxy serves, or
+// information_schema for catalog reads.
+func (s *Session) use(db string) error {
+	switch {
+	case strings.EqualFold(db, s.engine.database):
+		s.db = s.engine.database
+	case strings.EqualFold(db, "information_schema"):
+		s.db = "information_schema"
+	default:
+		return Errorf(CodeUnknownDB, "Unknown database '%s'", db)
+	}
+	return nil
+}
+
+// sessionInfo is what the catalog needs to know of the session.
+func (s *Session) sessionInfo() catalog.SessionInfo {
+	return catalog.SessionInfo{
+		User:     s.user.Name,
+		Database: s.db,
+		Vars:     s.variable,
+		Warnings: s.warnings,
+	}
+}
+
+func (s *Session) logAttrs() []any {
+	return []any{slog.Uint64("session", uint64(s.id)), slog.String("user", s.user.Name)}
+}

@@ -1,0 +1,103 @@
+package proxy
+
+import (
+	"math"
+	"strings"
+
+	"github.com/dpproxy/dpproxy/eval"
+	"github.com/dpproxy/dpproxy/parser"
+)
+
+// settings are a session's DP parameters; zero values mean "the policy's
+// default".
+type settings struct {
+	epsilon   float64
+	delta     float64
+	deltaSet  bool
+	mechanism string
+}
+
+// budget returns the (ε, δ, mechanism) a query of this session spends.
+func (s *Session) budget() (eps, delta float64, mech string) {
+	d := s.engine.policy.Defaults
+	eps, delta, mech = d.Epsilon, d.Delta, d.Mechanism
+	if s.settings.epsilon > 0 {
+		eps = s.settings.epsilon
+	}
+	if s.settings.deltaSet {
+		delta = s.settings.delta
+	}
+	if s.settings.mechanism != "" {
+		mech = s.settings.mechanism
+	}
+	return eps, delta, mech
+}
+
+// variable answers a session variable for the catalog and SELECT @@x.
+func (s *Session) variable(name string) (any, bool) {
+	eps, delta, mech := s.budget()
+	switch strings.ToLower(name) {
+	case "dp_epsilon":
+		return eps, true
+	case "dp_delta":
+		return delta, true
+	case "dp_mechanism":
+		return mech, true
+	}
+	v, ok := s.vars[strings.ToLower(name)]
+	return v, ok
+}
+
+// set handles SET. dpproxy's own variables are checked against the role's
+// limits; other session variables are remembered for SELECT @@x and never
+// reach the backend, so no SET can change what the backend session reads.
+func (s *Session) set(st *parser.Set, args []Value) (*Result, error) {
+	for _, a := range st.Assignments {
+		v, err := eval.Eval(a.Value, s.env(args))
+		if err != nil {
+			return nil, err
+		}
+		if a.Scope == parser.ScopeGlobal {
+			return nil, Errorf(CodePermission, "SET GLOBAL %s is not allowed through dpproxy", a.Name)
+		}
+		if a.Scope == parser.ScopeUser {
+			s.userVars[a.Name] = v
+			continue
+		}
+		switch a.Name {
+		case "dp_epsilon":
+			f, ok := eval.ToFloat(v)
+			if !ok || !(f > 0) || math.IsInf(f, 0) {
+				return nil, Errorf(CodeBadValue, "dp_epsilon must be a positive number, got %v", v)
+			}
+			if max := s.role.MaxEpsilonPerQuery; max > 0 && f > max {
+				return nil, Errorf(CodeBadValue, "dp_epsilon %g is over the most role %s may spend on one query (%g)", f, s.role.Name, max)
+			}
+			if f > s.role.Budget.Epsilon {
+				return nil, Errorf(CodeBadValue, "dp_epsilon %g is over the whole budget of role %s (%g)", f, s.role.Name, s.role.Budget.Epsilon)
+			}
+			s.settings.epsilon = f
+		case "dp_delta":
+			f, ok := eval.ToFloat(v)
+			if !ok || f < 0 || f >= 1 {
+				return nil, Errorf(CodeBadValue, "dp_delta must be in [0, 1), got %v", v)
+			}
+			if max := s.role.MaxDeltaPerQuery; max > 0 && f > max {
+				return nil, Errorf(CodeBadValue, "dp_delta %g is over the most role %s may spend on one query (%g)", f, s.role.Name, max)
+			}
+			if f > s.role.Budget.Delta {
+				return nil, Errorf(CodeBadValue, "dp_delta %g is over the whole budget of role %s (%g)", f, s.role.Name, s.role.Budget.Delta)
+			}
+			s.settings.delta, s.settings.deltaSet = f, true
+		case "dp_mechanism":
+			m := strings.ToLower(eval.ToString(v))
+			if m != "laplace" && m != "gaussian" {
+				return nil, Errorf(CodeBadValue, "dp_mechanism must be 'laplace' or 'gaussian', got '%s'", eval.ToString(v))
+			}
+			s.settings.mechanism = m
+		default:
+			s.vars[a.Name] = v
+		}
+	}
+	return &Result{}, nil
+}

@@ -1,0 +1,410 @@
+package rewrite
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dpproxy/dpproxy/parser"
+)
+
+// renderer writes model expressions as SQL of one backend dialect. String
+// literals and parameters become bind arguments, so no value is ever spliced
+// into SQL text.
+type renderer struct {
+	dialect parser.Dialect
+	params  []any // the client's parameters ("?" / "$n"), by index
+	args    []any // bind arguments of the backend statement, in order
+	// column renders a column reference; nil means the bare quoted name.
+	column func(*parser.ColumnRef) (string, error)
+	// aggregates may be rendered (public tables only).
+	aggregates map[string]bool
+}
+
+func (r *renderer) ident(name string) string { return quoteIdent(r.dialect, name) }
+
+func quoteIdent(d parser.Dialect, name string) string {
+	if d == parser.MySQL {
+		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// bind adds a bind argument and returns its placeholder.
+func (r *renderer) bind(v any) string {
+	r.args = append(r.args, v)
+	if r.dialect == parser.PostgreSQL {
+		return "$" + strconv.Itoa(len(r.args))
+	}
+	return "?"
+}
+
+// random is the dialect's uniform random function, used to pick which rows
+// and groups of a unit survive contribution bounding.
+func (r *renderer) random() string {
+	if r.dialect == parser.MySQL {
+		return "RAND()"
+	}
+	return "random()"
+}
+
+// number renders a float constant exactly (strconv 'g' -1 round-trips).
+func number(f float64) string {
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if strings.ContainsAny(s, "e") {
+		// Keep exponent forms valid in every dialect.
+		return "(" + s + ")"
+	}
+	return s
+}
+
+// clamp renders x clamped to [lo, hi] with NULL kept NULL. CASE is used rather
+// than LEAST/GREATEST because PostgreSQL's GREATEST ignores NULLs, which would
+// turn a missing value into the lower bound.
+func (r *renderer) clamp(x string, lo, hi float64) string {
+	return fmt.Sprintf("(CASE WHEN %[1]s < %[2]s THEN %[2]s WHEN %[1]s > %[3]s THEN %[3]s ELSE %[1]s END)", x, number(lo), number(hi))
+}
+
+// scalarFuncs is the allow-list of functions that may run in the backend
+// inside a DP query (in WHERE and, later, inside aggregates). They are
+// deterministic and cheap: no SLEEP/BENCHMARK (timing channels), no
+// LOAD_FILE, no user-defined or SQL-running functions.
+var scalarFuncs = map[string]bool{
+	"abs": true, "ceil": true, "ceiling": true, "floor": true, "round": true, "sign": true,
+	"mod": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true, "log": true,
+	"lower": true, "upper": true, "lcase": true, "ucase": true, "length": true, "char_length": true,
+	"trim": true, "ltrim": true, "rtrim": true, "substring": true, "substr": true, "concat": true,
+	"replace": true, "coalesce": true, "ifnull": true, "nullif": true, "greatest": true, "least": true,
+	"year": true, "month": true, "day": true, "left": true, "right": true,
+}
+
+func (r *renderer) expr(e parser.Expr) (string, error) {
+	switch e := e.(type) {
+	case *parser.ColumnRef:
+		if r.column != nil {
+			return r.column(e)
+		}
+		return r.ident(e.Name), nil
+	case *parser.Literal:
+		return r.literal(e)
+	case *parser.Param:
+		if e.Index < 0 || e.Index >= len(r.params) {
+			return "", fmt.Errorf("parameter %d has no value", e.Index+1)
+		}
+		v := r.params[e.Index]
+		if v == nil {
+			return "NULL", nil
+		}
+		return r.bind(v), nil
+	case *parser.Unary:
+		x, err := r.expr(e.X)
+		if err != nil {
+			return "", err
+		}
+		switch e.Op {
+		case parser.OpNot:
+			return "(NOT " + x + ")", nil
+		case parser.OpNeg:
+			return "(-" + x + ")", nil
+		}
+		return "", unsupported("operator %s", e.Op)
+	case *parser.Binary:
+		return r.binary(e)
+	case *parser.Func:
+		if r.aggregates[e.Name] && e.Schema == "" && !e.Over {
+			return r.aggregateCall(e)
+		}
+		if !scalarFuncs[e.Name] || e.Schema != "" || e.Over || e.Distinct || e.Star {
+			return "", refuse("function %s is not allowed in a differentially private query", strings.ToUpper(e.Name))
+		}
+		args := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			s, err := r.expr(a)
+			if err != nil {
+				return "", err
+			}
+			args[i] = s
+		}
+		return strings.ToUpper(r.funcName(e.Name)) + "(" + strings.Join(args, ", ") + ")", nil
+	case *parser.Case:
+		return r.caseExpr(e)
+	case *parser.Between:
+		x, err := r.expr(e.X)
+		if err != nil {
+			return "", err
+		}
+		lo, err := r.expr(e.Lo)
+		if err != nil {
+			return "", err
+		}
+		hi, err := r.expr(e.Hi)
+		if err != nil {
+			return "", err
+		}
+		not := ""
+		if e.Not {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%s %sBETWEEN %s AND %s)", x, not, lo, hi), nil
+	case *parser.In:
+		if e.Sub != nil {
+			return "", refuse("subqueries are not allowed in a differentially private query")
+		}
+		x, err := r.expr(e.X)
+		if err != nil {
+			return "", err
+		}
+		items := make([]string, len(e.List))
+		for i, it := range e.List {
+			if items[i], err = r.expr(it); err != nil {
+				return "", err
+			}
+		}
+		not := ""
+		if e.Not {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%s %sIN (%s))", x, not, strings.Join(items, ", ")), nil
+	case *parser.IsNull:
+		x, err := r.expr(e.X)
+		if err != nil {
+			return "", err
+		}
+		if e.Not {
+			return "(" + x + " IS NOT NULL)", nil
+		}
+		return "(" + x + " IS NULL)", nil
+	case *parser.IsBool:
+		x, err := r.expr(e.X)
+		if err != nil {
+			return "", err
+		}
+		v := "FALSE"
+		if e.Value {
+			v = "TRUE"
+		}
+		not := ""
+		if e.Not {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%s IS %s%s)", x, not, v), nil
+	case *parser.Like:
+		return r.like(e)
+	case *parser.Cast:
+		x, err := r.expr(e.X)
+		if err != nil {
+			return "", err
+		}
+		t, err := r.castType(e.Type)
+		if err != nil {
+			return "", err
+		}
+		return "CAST(" + x + " AS " + t + ")", nil
+	case *parser.Subquery:
+		return "", refuse("subqueries are not allowed in a differentially private query")
+	case *parser.Variable:
+		return "", refuse("variables are not allowed in a differentially private query")
+	}
+	return "", unsupported("expression %T", e)
+}
+
+func (r *renderer) literal(l *parser.Literal) (string, error) {
+	switch v := l.Value.(type) {
+	case nil:
+		return "NULL", nil
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case float64:
+		if l.IsDecimal && l.Text != "" {
+			if _, err := strconv.ParseFloat(l.Text, 64); err == nil {
+				return l.Text, nil
+			}
+		}
+		return number(v), nil
+	case string:
+		return r.bind(v), nil
+	case bool:
+		if v {
+			return "TRUE", nil
+		}
+		return "FALSE", nil
+	}
+	return "", unsupported("literal of type %T", l.Value)
+}
+
+var binaryOps = map[parser.Op]string{
+	parser.OpAdd: "+", parser.OpSub: "-", parser.OpMul: "*", parser.OpDiv: "/", parser.OpMod: "%",
+	parser.OpEQ: "=", parser.OpNE: "<>", parser.OpLT: "<", parser.OpLE: "<=", parser.OpGT: ">", parser.OpGE: ">=",
+	parser.OpAnd: "AND", parser.OpOr: "OR",
+}
+
+func (r *renderer) binary(e *parser.Binary) (string, error) {
+	l, err := r.expr(e.L)
+	if err != nil {
+		return "", err
+	}
+	rr, err := r.expr(e.R)
+	if err != nil {
+		return "", err
+	}
+	switch e.Op {
+	case parser.OpIntDiv:
+		if r.dialect == parser.MySQL {
+			return "(" + l + " DIV " + rr + ")", nil
+		}
+		return "(CAST(" + l + " AS INTEGER) / CAST(" + rr + " AS INTEGER))", nil
+	case parser.OpXor:
+		if r.dialect == parser.MySQL {
+			return "(" + l + " XOR " + rr + ")", nil
+		}
+		return "((" + l + ") <> (" + rr + "))", nil
+	case parser.OpNullEQ:
+		switch r.dialect {
+		case parser.MySQL:
+			return "(" + l + " <=> " + rr + ")", nil
+		case parser.SQLite:
+			return "(" + l + " IS " + rr + ")", nil
+		}
+		return "(" + l + " IS NOT DISTINCT FROM " + rr + ")", nil
+	case parser.OpDiv:
+		// Division is real division in every dialect, as in MySQL.
+		if r.dialect != parser.MySQL {
+			return "(CAST(" + l + " AS DOUBLE PRECISION) / " + rr + ")", nil
+		}
+	case parser.OpConcat:
+		if r.dialect == parser.MySQL {
+			return "CONCAT(" + l + ", " + rr + ")", nil
+		}
+		return "(" + l + " || " + rr + ")", nil
+	}
+	op, ok := binaryOps[e.Op]
+	if !ok {
+		return "", unsupported("operator %s", e.Op)
+	}
+	return "(" + l + " " + op + " " + rr + ")", nil
+}
+
+func (r *renderer) caseExpr(e *parser.Case) (string, error) {
+	var b strings.Builder
+	b.WriteString("(CASE")
+	if e.Operand != nil {
+		s, err := r.expr(e.Operand)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" " + s)
+	}
+	for _, w := range e.Whens {
+		c, err := r.expr(w.Cond)
+		if err != nil {
+			return "", err
+		}
+		v, err := r.expr(w.Result)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" WHEN " + c + " THEN " + v)
+	}
+	if e.Else != nil {
+		s, err := r.expr(e.Else)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(" ELSE " + s)
+	}
+	b.WriteString(" END)")
+	return b.String(), nil
+}
+
+func (r *renderer) like(e *parser.Like) (string, error) {
+	x, err := r.expr(e.X)
+	if err != nil {
+		return "", err
+	}
+	p, err := r.expr(e.Pattern)
+	if err != nil {
+		return "", err
+	}
+	op := "LIKE"
+	if e.CaseInsensitive {
+		if r.dialect == parser.PostgreSQL {
+			op = "ILIKE"
+		} else {
+			x, p = "LOWER("+x+")", "LOWER("+p+")"
+		}
+	}
+	if e.Not {
+		op = "NOT " + op
+	}
+	s := "(" + x + " " + op + " " + p
+	if e.Escape != nil {
+		esc, err := r.expr(e.Escape)
+		if err != nil {
+			return "", err
+		}
+		s += " ESCAPE " + esc
+	}
+	return s + ")", nil
+}
+
+func (r *renderer) funcName(name string) string {
+	switch {
+	case r.dialect == parser.SQLite && (name == "substring"):
+		return "substr"
+	case r.dialect != parser.MySQL && name == "ifnull":
+		return "coalesce"
+	case r.dialect != parser.MySQL && (name == "lcase"):
+		return "lower"
+	case r.dialect != parser.MySQL && (name == "ucase"):
+		return "upper"
+	case r.dialect != parser.MySQL && name == "ceiling":
+		return "ceil"
+	case r.dialect == parser.SQLite && name == "greatest":
+		return "max"
+	case r.dialect == parser.SQLite && name == "least":
+		return "min"
+	}
+	return name
+}
+
+func (r *renderer) castType(t string) (string, error) {
+	switch t {
+	case "int":
+		if r.dialect == parser.MySQL {
+			return "SIGNED", nil
+		}
+		return "BIGINT", nil
+	case "float", "decimal":
+		if r.dialect == parser.MySQL {
+			return "DOUBLE", nil
+		}
+		return "DOUBLE PRECISION", nil
+	case "string":
+		if r.dialect == parser.MySQL {
+			return "CHAR", nil
+		}
+		return "TEXT", nil
+	case "date":
+		return "DATE", nil
+	}
+	return "", unsupported("CAST to %s", t)
+}
+
+func (r *renderer) aggregateCall(e *parser.Func) (string, error) {
+	if e.Star {
+		return strings.ToUpper(e.Name) + "(*)", nil
+	}
+	args := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		s, err := r.expr(a)
+		if err != nil {
+			return "", err
+		}
+		args[i] = s
+	}
+	distinct := ""
+	if e.Distinct {
+		distinct = "DISTINCT "
+	}
+	return strings.ToUpper(e.Name) + "(" + distinct + strings.Join(args, ", ") + ")", nil
+}
