@@ -41,11 +41,15 @@ func Compare(a, b any) int { return CaseInsensitive.Compare(a, b) }
 
 // Compare is a total order for ORDER BY, DISTINCT and MIN/MAX: NULL sorts
 // first (MySQL's ascending order), numbers (and bools as 1/0) compare
-// numerically, strings by the collation, and a number against a string
-// compares as floating point after MySQL's string-to-number conversion. To
-// keep the order total and deterministic, values that compare equal that way
-// are ordered numbers before strings, and strings equal under folding by
-// their bytes.
+// numerically and strings by the collation, so under CaseInsensitive 'a' and
+// 'A' are equal and a later ORDER BY key decides between them, as in MySQL.
+//
+// A number and a string do not compare numerically here, as they do under
+// '<': that rule is not transitive (9 < 10, 10 = '10', '10' < 9 as strings),
+// and sorting needs a strict order. In MySQL the case does not arise, since a
+// column has one type (a CASE mixing 1 and 'a' is a VARCHAR); Select follows
+// that by sorting a key that mixes kinds as strings. Compare itself ranks
+// all numbers before all strings, as SQLite does.
 func (c Collation) Compare(a, b any) int {
 	a, b = normalize(a), normalize(b)
 	switch {
@@ -56,20 +60,46 @@ func (c Collation) Compare(a, b any) int {
 	case b == nil:
 		return 1
 	}
-	if r, _ := c.cmp(a, b); r != 0 {
-		return r
-	}
 	as, aStr := a.(string)
 	bs, bStr := b.(string)
 	switch {
 	case aStr && bStr:
-		return strings.Compare(as, bs)
+		r, _ := c.cmp(as, bs)
+		return r
 	case aStr:
 		return 1
 	case bStr:
 		return -1
 	}
-	return 0
+	r, _ := c.cmp(a, b)
+	return r
+}
+
+// unifyKinds returns vals with numbers rendered as strings when vals mixes
+// numbers and strings: MySQL's type of such a column or expression is a
+// string type, and its values sort as strings.
+func unifyKinds(vals []any) []any {
+	var strs, nums bool
+	for _, v := range vals {
+		switch normalize(v).(type) {
+		case string:
+			strs = true
+		case nil:
+		default:
+			nums = true
+		}
+	}
+	if !strs || !nums {
+		return vals
+	}
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		if v = normalize(v); v != nil {
+			v = ToString(v)
+		}
+		out[i] = v
+	}
+	return out
 }
 
 // cmp compares two values under MySQL's comparison rules (the rules of =, <,

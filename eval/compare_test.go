@@ -9,7 +9,7 @@ import (
 
 func TestCompareOrder(t *testing.T) {
 	// Each value sorts strictly before the next.
-	ordered := []any{nil, int64(-5), -1.5, false, int64(1), "1", 2.5, int64(3), "A", "a", "b", "B2", "c"}
+	ordered := []any{nil, int64(-5), -1.5, false, int64(1), 2.5, int64(3), int64(10), "1", "10", "9", "a", "B", "b2", "C"}
 	for i := range ordered {
 		for j := range ordered {
 			want := cmpOrdered(int64(i), int64(j))
@@ -26,9 +26,23 @@ func TestCompareOrder(t *testing.T) {
 	}
 }
 
+func TestUnifyKinds(t *testing.T) {
+	mixed := unifyKinds([]any{int64(9), nil, "10", 2.5})
+	if want := []any{"9", nil, "10", "2.5"}; !slices.Equal(mixed, want) {
+		t.Errorf("mixed kinds: %#v, want %#v", mixed, want)
+	}
+	nums := []any{int64(9), nil, 2.5, true}
+	if got := unifyKinds(nums); !slices.Equal(got, nums) {
+		t.Errorf("numbers only must stay: %#v", got)
+	}
+}
+
 func TestCompareCollations(t *testing.T) {
 	if Compare("abc", "ABD") >= 0 {
 		t.Error("case-insensitive: 'abc' should sort before 'ABD'")
+	}
+	if Compare("abc", "ABC") != 0 || Binary.Compare("abc", "ABC") == 0 {
+		t.Error("'abc' and 'ABC' tie under CaseInsensitive only")
 	}
 	if Binary.Compare("abc", "ABD") <= 0 {
 		t.Error("binary: 'abc' should sort after 'ABD'")
@@ -63,7 +77,7 @@ func TestConversions(t *testing.T) {
 		{nil, 0, false, 0, false, "", false},
 		{int64(7), 7, true, 7, true, "7", true},
 		{int32(-7), -7, true, -7, true, "-7", true},
-		{uint64(math.MaxUint64), math.MaxUint64, true, math.MaxInt64, true, "18446744073709551615", true},
+		{uint64(math.MaxUint64), math.MaxUint64, true, math.MaxInt64, true, "1.8446744073709552e19", true},
 		{2.5, 2.5, true, 3, true, "2.5", true},
 		{-2.5, -2.5, true, -3, true, "-2.5", true},
 		{100.0, 100, true, 100, true, "100", true},

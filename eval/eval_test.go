@@ -89,7 +89,7 @@ func env() *testEnv {
 	return &testEnv{
 		cols:   map[string]any{"n": int64(5), "x": 2.5, "s": "Hello", "nul": nil, "b": []byte("bytes"), "i32": int32(7)},
 		vars:   map[string]any{"version_comment": "dpproxy"},
-		params: []any{int64(10), "ten"},
+		params: []any{int64(10), "ten", int64(1)},
 		calls:  map[string]any{"sum": int64(30), "count": int64(4), "avg": 37.25, "database": "shop"},
 	}
 }

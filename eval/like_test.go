@@ -35,7 +35,7 @@ func TestLike(t *testing.T) {
 		{"100", `10\%`, '\\', false, false},
 		{"a_b", `a\_b`, '\\', false, true},
 		{"axb", `a\_b`, '\\', false, false},
-		{`a\`, `a\`, '\\', false, true},  // trailing escape is itself
+		{`a\`, `a\`, '\\', false, true},    // trailing escape is itself
 		{`a\b`, `a\\b`, '\\', false, true}, // escaped escape
 		{"10%", "10!%", '!', false, true},
 		{`a\b`, `a\_`, 0, false, true}, // no escape: backslash is literal

@@ -94,14 +94,15 @@ func (e *rowEnv) aggregate(f *parser.Func) (any, error) {
 	}
 	switch f.Name {
 	case "min", "max":
-		best := vals[0]
-		for _, v := range vals[1:] {
-			c := e.s.coll.Compare(v, best)
+		keys := unifyKinds(vals)
+		best := 0
+		for i := range keys {
+			c := e.s.coll.Compare(keys[i], keys[best])
 			if (f.Name == "min" && c < 0) || (f.Name == "max" && c > 0) {
-				best = v
+				best = i
 			}
 		}
-		return best, nil
+		return vals[best], nil
 	}
 	var sum any = int64(0)
 	for _, v := range vals {

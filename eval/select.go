@@ -55,14 +55,7 @@ func Select(sel *parser.Select, t *Table, outer Env) (cols []string, rows [][]an
 	if sel.Distinct {
 		out = s.distinct(out)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		for k, o := range sel.OrderBy {
-			if c := s.coll.Compare(out[i].keys[k], out[j].keys[k]); c != 0 {
-				return (c < 0) != o.Desc
-			}
-		}
-		return false
-	})
+	s.sort(sel.OrderBy, out)
 	if out, err = s.limit(sel.Limit, out); err != nil {
 		return nil, nil, err
 	}
@@ -335,6 +328,29 @@ func (s *scope) project(sel *parser.Select, items []item, units []unit) ([]outRo
 		out = append(out, outRow{vals: vals, keys: keys})
 	}
 	return out, nil
+}
+
+// sort orders rows by their keys; NULLs come first ascending and last
+// descending, as in MySQL. A key whose values mix numbers and strings sorts
+// as strings (see Compare).
+func (s *scope) sort(order []parser.OrderItem, rows []outRow) {
+	for k := range order {
+		col := make([]any, len(rows))
+		for i, r := range rows {
+			col[i] = r.keys[k]
+		}
+		for i, v := range unifyKinds(col) {
+			rows[i].keys[k] = v
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		for k, o := range order {
+			if c := s.coll.Compare(rows[i].keys[k], rows[j].keys[k]); c != 0 {
+				return (c < 0) != o.Desc
+			}
+		}
+		return false
+	})
 }
 
 // distinct keeps the first of rows whose values are equal under the collation.

@@ -43,7 +43,7 @@ func budget(t testing.TB, c *sql.Conn) (float64, float64) {
 func TestAggregatesMatchBackendAtLargeEpsilon(t *testing.T) {
 	forEach(t, func(t *testing.T, tg *target) {
 		c := tg.session(t, "tester", testerPassword)
-		exec(t, c, "SET dp_epsilon = 1e7")
+		mustExec(t, c, "SET dp_epsilon = 1e7")
 
 		_, rows := queryRows(t, c, "SELECT COUNT(*) AS n, SUM(age), AVG(hours_per_week) FROM adult WHERE age >= 30")
 		want := tg.exact(t, "SELECT COUNT(*), SUM(age), AVG(hours_per_week) FROM adult WHERE age >= 30")
@@ -114,8 +114,8 @@ func TestAggregatesMatchBackendAtLargeEpsilon(t *testing.T) {
 func TestPartitionSelection(t *testing.T) {
 	forEach(t, func(t *testing.T, tg *target) {
 		c := tg.session(t, "tester", testerPassword)
-		exec(t, c, "SET dp_epsilon = 5")
-		exec(t, c, "SET dp_delta = 1e-6")
+		mustExec(t, c, "SET dp_epsilon = 5")
+		mustExec(t, c, "SET dp_delta = 1e-6")
 		_, rows := queryRows(t, c, "SELECT hours_per_week, COUNT(*) FROM adult GROUP BY hours_per_week")
 		exact := map[string]float64{}
 		for _, r := range tg.exact(t, "SELECT hours_per_week, COUNT(*) FROM adult GROUP BY hours_per_week") {
@@ -135,7 +135,7 @@ func TestPartitionSelection(t *testing.T) {
 			t.Errorf("all %d groups released, including single-person ones", len(rows))
 		}
 
-		exec(t, c, "SET dp_delta = 0")
+		mustExec(t, c, "SET dp_delta = 0")
 		if me := mysqlError(t, c, "SELECT hours_per_week, COUNT(*) FROM adult GROUP BY hours_per_week"); me.Number != 1227 || !strings.Contains(me.Message, "dp_delta") {
 			t.Errorf("partition selection with δ=0: got %v", me)
 		}
@@ -192,7 +192,7 @@ func TestBudgetIsChargedAndEnforced(t *testing.T) {
 		if me := mysqlError(t, c, "SET dp_epsilon = 1.5"); me.Number != 1231 {
 			t.Errorf("ε over the per-query maximum: got %v", me)
 		}
-		exec(t, c, "SET dp_epsilon = 1")
+		mustExec(t, c, "SET dp_epsilon = 1")
 		for i := 0; i < 3; i++ {
 			queryRows(t, c, "SELECT COUNT(*) FROM adult")
 		}
@@ -209,7 +209,7 @@ func TestBudgetIsChargedAndEnforced(t *testing.T) {
 		}
 		// Another user of the same role has their own allowance.
 		c2 := tg.session(t, "budget2", "budget2")
-		exec(t, c2, "SET dp_epsilon = 0.5")
+		mustExec(t, c2, "SET dp_epsilon = 0.5")
 		queryRows(t, c2, "SELECT COUNT(*) FROM adult")
 	})
 }
@@ -271,10 +271,10 @@ func TestCatalogAndSession(t *testing.T) {
 				t.Errorf("information_schema.TABLES.TABLE_ROWS must be hidden, got %v", r)
 			}
 		}
-		exec(t, c, "SET NAMES utf8mb4")
-		exec(t, c, "SET autocommit = 1")
-		exec(t, c, "SET dp_mechanism = 'gaussian'")
-		exec(t, c, "SET dp_delta = 1e-7")
+		mustExec(t, c, "SET NAMES utf8mb4")
+		mustExec(t, c, "SET autocommit = 1")
+		mustExec(t, c, "SET dp_mechanism = 'gaussian'")
+		mustExec(t, c, "SET dp_delta = 1e-7")
 		_, rows = queryRows(t, c, "SELECT @@dp_mechanism, @@dp_delta")
 		if rows[0][0] != "gaussian" {
 			t.Errorf("@@dp_mechanism: %v", rows)

@@ -157,7 +157,7 @@ func (tg *target) session(t testing.TB, user, password string, params ...string)
 	return conn
 }
 
-func exec(t testing.TB, c *sql.Conn, q string) {
+func mustExec(t testing.TB, c *sql.Conn, q string) {
 	t.Helper()
 	if _, err := c.ExecContext(context.Background(), q); err != nil {
 		t.Fatalf("%s: %v", q, err)

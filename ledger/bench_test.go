@@ -10,9 +10,8 @@ import (
 )
 
 // The benchmarks run on a real on-disk ledger with synchronous writes: every
-// charge is fsynced before Charge returns. Parallel charges from different
-// users share fsyncs through Badger's group commit; charges of one user queue
-// behind each other (see stripes).
+// charge is synced before Charge returns. Concurrent charges share syncs
+// through the ledger's group commit (commit.go).
 
 var unlimited = Limits{User: Budget{Epsilon: math.Inf(1), Delta: 1}}
 

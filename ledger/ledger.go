@@ -36,9 +36,9 @@ type Options struct {
 
 // Ledger is a durable privacy-budget ledger. It is safe for concurrent use.
 type Ledger struct {
-	db    *badger.DB
-	path  string
-	log   *slog.Logger
+	db   *badger.DB
+	path string
+	log  *slog.Logger
 	// queue, quit and stopped drive the group-commit goroutine (commit.go).
 	queue     chan *op
 	quit      chan struct{}
@@ -69,9 +69,10 @@ type formatMarker struct {
 // A corrupt or unreadable ledger must stop the proxy with a clear message: it
 // must never start with an empty ledger in place of a lost one, because that
 // would silently hand every user a fresh budget. So Open refuses a non-empty
-// directory that is not a Badger store, and a Badger store that lacks the
-// ledger's format marker, and never deletes or rewrites anything it finds
-// there before it has recognised it as a ledger.
+// directory without a Badger MANIFEST before Badger ever sees it (Badger
+// would delete the table files its manifest does not list), fails with the
+// path on any error Badger reports, and refuses a Badger store that lacks the
+// ledger's format marker.
 func Open(path string, opts Options) (*Ledger, error) {
 	logger := opts.Logger
 	if logger == nil {

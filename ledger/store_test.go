@@ -7,7 +7,7 @@ import (
 
 func TestKV(t *testing.T) {
 	ctx := context.Background()
-	l, err := Open("", Options{InMemory: true})
+	l, err := Open("", Options{InMemory: true, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

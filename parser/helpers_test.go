@@ -93,3 +93,17 @@ func dumpValue(b *strings.Builder, v reflect.Value) {
 		fmt.Fprintf(b, "%#v", v.Interface())
 	}
 }
+
+// checkUnsupported asserts that sql is refused as *UnsupportedError{What: what}.
+func checkUnsupported(t *testing.T, sql, what string) {
+	t.Helper()
+	stmt, _, err := Parse(sql, MySQL)
+	unsupported, ok := err.(*UnsupportedError)
+	if !ok {
+		t.Errorf("Parse(%q) = %s, %v; want *UnsupportedError", sql, dump(stmt), err)
+		return
+	}
+	if unsupported.What != what {
+		t.Errorf("Parse(%q) refused %q, want %q", sql, unsupported.What, what)
+	}
+}

@@ -219,10 +219,24 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) []any {
 			out[i] = max(n, 0)
 		case rewrite.AggSum:
 			v := g.quant[a.Quantities[0].Column-len(plan.Keys)]
+			// A sum of values that are all ≥ 0 (or all ≤ 0) cannot change
+			// sign; clamping the noisy sum is post-processing.
 			if a.IntValued {
-				out[i] = ms[0].AddNoiseInt(int64(math.Round(v)))
+				n := ms[0].AddNoiseInt(int64(math.Round(v)))
+				if a.Lower >= 0 {
+					n = max(n, 0)
+				} else if a.Upper <= 0 {
+					n = min(n, 0)
+				}
+				out[i] = n
 			} else {
-				out[i] = ms[0].AddNoise(v)
+				f := ms[0].AddNoise(v)
+				if a.Lower >= 0 {
+					f = math.Max(f, 0)
+				} else if a.Upper <= 0 {
+					f = math.Min(f, 0)
+				}
+				out[i] = f
 			}
 		case rewrite.AggAvg:
 			// AVG = mid + noisy Σ(x−mid) / noisy count, clamped to the

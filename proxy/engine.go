@@ -122,7 +122,11 @@ func (e *Engine) loadSchema(ctx context.Context) error {
 			lower[i] = strings.ToLower(c.Name)
 		}
 		schema[name] = lower
-		infos = append(infos, catalog.TableInfo{Name: name, Public: t.Public, Columns: cols})
+		info := catalog.TableInfo{Name: name, Public: t.Public}
+		for _, c := range cols {
+			info.Columns = append(info.Columns, catalog.ColumnInfo(c))
+		}
+		infos = append(infos, info)
 	}
 	cat := catalog.New(e.database, infos, e.ServerVersion())
 	e.mu.Lock()

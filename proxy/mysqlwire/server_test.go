@@ -66,20 +66,6 @@ func TestQueryReturnsTypedColumns(t *testing.T) {
 	}
 }
 
-func TestFloatsPrintWithoutExponent(t *testing.T) {
-	s, _ := startServer(t, nil)
-	db := openDB(t, s, "")
-	var raw string // text protocol: the digits exactly as sent
-	var ignored any
-	row := db.QueryRow("select mixed")
-	if err := row.Scan(&ignored, &raw, &ignored, &ignored, &ignored, &ignored); err != nil {
-		t.Fatal(err)
-	}
-	if raw != "1234567.25" {
-		t.Errorf("1234567.25 was sent as %q", raw)
-	}
-}
-
 func TestOKResultCarriesAffectedRows(t *testing.T) {
 	s, _ := startServer(t, nil)
 	db := openDB(t, s, "")
