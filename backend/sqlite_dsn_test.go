@@ -31,8 +31,8 @@ func TestSQLiteDSN(t *testing.T) {
 }
 
 // FuzzSQLiteDSN checks that sqliteDSN only ever appends: the caller's path and
-// parameters survive unchanged, and busy_timeout and journal_mode end up set
-// exactly once each.
+// parameters survive unchanged, busy_timeout and journal_mode end up set, and
+// neither is added when the caller set it already.
 func FuzzSQLiteDSN(f *testing.F) {
 	for _, s := range []string{"x.db", ":memory:", "file:x.db?_fk=1", "x.db?_timeout=1&_pragma=journal_mode(off)", "a?b=c&&d"} {
 		f.Add(s)
@@ -49,6 +49,9 @@ func FuzzSQLiteDSN(f *testing.F) {
 		if gotPath != path {
 			t.Fatalf("sqliteDSN(%q) changed the path to %q", dsn, gotPath)
 		}
+		_, callerQuery, _ := strings.Cut(dsn, "?")
+		caller, _ := url.ParseQuery(callerQuery) // sqliteDSN parsed it already
+		added := strings.TrimPrefix(got, strings.TrimSuffix(dsn, "?"))
 		query, err := url.ParseQuery(rawQuery)
 		if err != nil {
 			t.Fatalf("sqliteDSN(%q) = %q, whose query does not parse: %v", dsn, got, err)
@@ -62,6 +65,9 @@ func FuzzSQLiteDSN(f *testing.F) {
 		} {
 			if !setsPragma(query, p.pragma, p.keys...) {
 				t.Fatalf("sqliteDSN(%q) = %q does not set %s", dsn, got, p.pragma)
+			}
+			if setsPragma(caller, p.pragma, p.keys...) && strings.Contains(added, p.pragma) {
+				t.Fatalf("sqliteDSN(%q) = %q sets %s a second time", dsn, got, p.pragma)
 			}
 		}
 	})

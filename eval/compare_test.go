@@ -113,3 +113,15 @@ func TestConversions(t *testing.T) {
 		t.Error("ToInt(NaN) should not be ok")
 	}
 }
+
+func TestNormalize(t *testing.T) {
+	for _, c := range []struct{ in, want any }{
+		{int(1), int64(1)}, {int8(-2), int64(-2)}, {int16(3), int64(3)}, {int32(4), int64(4)},
+		{uint(5), int64(5)}, {uint8(6), int64(6)}, {uint16(7), int64(7)}, {uint32(8), int64(8)},
+		{uint64(9), int64(9)}, {float32(0.5), 0.5}, {[]byte(nil), nil}, {[]byte("x"), "x"},
+	} {
+		if got := normalize(c.in); got != c.want {
+			t.Errorf("normalize(%#v) = %#v, want %#v", c.in, got, c.want)
+		}
+	}
+}

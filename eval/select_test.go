@@ -291,3 +291,50 @@ func TestSelectErrors(t *testing.T) {
 		t.Errorf("derived table: got %v, want UnsupportedError", err)
 	}
 }
+
+func TestHasAggregate(t *testing.T) {
+	agg := countStar()
+	for _, c := range []struct {
+		name string
+		e    parser.Expr
+		want bool
+	}{
+		{"plain column", col("a"), false},
+		{"scalar function", fn("round", col("a")), false},
+		{"window function", &parser.Func{Name: "sum", Args: exprs(col("a")), Over: true}, false},
+		{"subquery", &parser.Subquery{Select: &parser.Select{Items: []parser.SelectItem{{Expr: agg}}}}, false},
+		{"aggregate", agg, true},
+		{"inside function", fn("round", agg), true},
+		{"unary", neg(agg), true},
+		{"binary", bin(parser.OpDiv, col("a"), agg), true},
+		{"case operand", &parser.Case{Operand: agg}, true},
+		{"case when", &parser.Case{Whens: []parser.When{{Cond: lit(true), Result: agg}}}, true},
+		{"case else", &parser.Case{Whens: []parser.When{{Cond: lit(true), Result: lit(1)}}, Else: agg}, true},
+		{"case without", &parser.Case{Whens: []parser.When{{Cond: lit(true), Result: lit(1)}}}, false},
+		{"between", &parser.Between{X: col("a"), Lo: lit(1), Hi: agg}, true},
+		{"in list", &parser.In{X: col("a"), List: exprs(1, agg)}, true},
+		{"is null", &parser.IsNull{X: agg}, true},
+		{"is true", &parser.IsBool{X: agg}, true},
+		{"like", &parser.Like{X: col("a"), Pattern: agg}, true},
+		{"like without", &parser.Like{X: col("a"), Pattern: lit("x")}, false},
+		{"cast", &parser.Cast{X: agg, Type: "int"}, true},
+		{"row", &parser.Row{Items: exprs(1, agg)}, true},
+		{"interval", &parser.Interval{Value: agg, Unit: "day"}, true},
+	} {
+		if got := hasAggregate(c.e); got != c.want {
+			t.Errorf("%s: hasAggregate = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestSelectPassesVariablesAndParams(t *testing.T) {
+	sel := &parser.Select{
+		Items: []parser.SelectItem{{Expr: &parser.Variable{Name: "version_comment", System: true}}, {Expr: &parser.Param{Index: 0}}},
+		From:  from,
+		Where: bin(parser.OpEQ, col("TABLE_NAME"), lit("people")),
+	}
+	_, rows, err := Select(sel, catalog(), env())
+	if err != nil || len(rows) != 1 || rows[0][0] != "dpproxy" || rows[0][1] != int64(10) {
+		t.Fatalf("got %v, %v", rows, err)
+	}
+}

@@ -52,7 +52,7 @@ func TestMariaDBCLI(t *testing.T) {
 		if err != nil {
 			t.Fatalf("mariadb: %v\n%s", err, out)
 		}
-		for _, want := range []string{"sex\tn", "Female\t", "Male\t", "adult", "pums", "income\tdouble", "epsilon_spent", tg.db} {
+		for _, want := range []string{"sex\tn", "Female\t", "Male\t", "adult", "pums", "income\t", "epsilon_spent", tg.db} {
 			if !strings.Contains(out, want) {
 				t.Errorf("mariadb output lacks %q:\n%s", want, out)
 			}

@@ -43,7 +43,7 @@ func budget(t testing.TB, c *sql.Conn) (float64, float64) {
 func TestAggregatesMatchBackendAtLargeEpsilon(t *testing.T) {
 	forEach(t, func(t *testing.T, tg *target) {
 		c := tg.session(t, "tester", testerPassword)
-		mustExec(t, c, "SET dp_epsilon = 1e7")
+		mustExec(t, c, "SET dp_epsilon = 1e5")
 
 		_, rows := queryRows(t, c, "SELECT COUNT(*) AS n, SUM(age), AVG(hours_per_week) FROM adult WHERE age >= 30")
 		want := tg.exact(t, "SELECT COUNT(*), SUM(age), AVG(hours_per_week) FROM adult WHERE age >= 30")

@@ -14,7 +14,7 @@ import (
 
 const (
 	auditReleases = 100_000
-	auditMinCount = 1_000 // bins with less mass are ignored (mass ≥ 1% ≫ δ)
+	auditMinCount = 100 // bins with less mass are ignored (mass ≥ 0.1% ≫ δ)
 )
 
 type neighbours struct {
@@ -118,7 +118,7 @@ func TestAuditGaussian(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Every bin audited has probability ≥ 1% ≫ δ, where the privacy
+		// Every bin audited has probability ≈ 0.1% or more ≫ δ, where the privacy
 		// loss of an (ε, δ) Gaussian is below ε.
 		nb := c.release(good)
 		if lower, point := auditLowerBound(t, nb); lower > eps {
