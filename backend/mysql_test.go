@@ -34,7 +34,7 @@ func TestMySQLTablesAndColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	t.Cleanup(func() { b.Close() }) // after the drops below: cleanups run last first
 	if b.Driver != MySQL || b.Database != cfg.DBName {
 		t.Errorf("Driver, Database = %q, %q; want mysql, %q", b.Driver, b.Database, cfg.DBName)
 	}

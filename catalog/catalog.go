@@ -11,31 +11,23 @@ package catalog
 import (
 	"slices"
 	"strings"
+
+	"github.com/dpproxy/dpproxy/backend"
 )
 
 // InformationSchema is the name of the virtual schema of metadata tables.
 const InformationSchema = "information_schema"
 
-// ColumnInfo describes one column of a backend table. It has the fields of
-// backend.ColumnInfo, so the engine converts with catalog.ColumnInfo(col).
-type ColumnInfo struct {
-	Name string
-	// Type is the backend's type: MariaDB's COLUMN_TYPE ("int(11)",
-	// "varchar(50)") or SQLite's declared type ("INTEGER", "TEXT").
-	Type     string
-	Nullable bool
-	// Key is MariaDB's COLUMN_KEY: "PRI", "UNI", "MUL" or "".
-	Key string
-	// Default is the default as SQL text ("0", "'abc'", "NULL",
-	// "CURRENT_TIMESTAMP"); nil when there is none.
-	Default *string
-}
+// ColumnInfo describes one column of a backend table: the backend's own
+// description (COLUMN_TYPE or SQLite's declared type, COLUMN_KEY, default as
+// SQL text).
+type ColumnInfo = backend.ColumnInfo
 
 // TableInfo is one table of the database as clients see it.
 type TableInfo struct {
 	Name    string // lower case
 	Public  bool   // listed as public in the policy (no DP needed)
-	Columns []ColumnInfo
+	Columns []backend.ColumnInfo
 }
 
 // Catalog is the metadata of one database as clients see it. It is
@@ -63,7 +55,8 @@ func New(database string, tables []TableInfo, serverVersion string) *Catalog {
 // Database is the name of the catalog's database.
 func (c *Catalog) Database() string { return c.db }
 
-// Lookup returns the user table called name (case-insensitive).
+// Lookup returns the user table called name (case-insensitive). The
+// caller must not modify its Columns.
 func (c *Catalog) Lookup(name string) (TableInfo, bool) {
 	name = strings.ToLower(name)
 	i, ok := slices.BinarySearchFunc(c.tables, name, func(t TableInfo, n string) int { return strings.Compare(t.Name, n) })

@@ -11,8 +11,8 @@ type sqlType struct {
 	DataType   string // "int", "varchar", ...
 	ColumnType string // "int(11)", "varchar(50)", "bigint(20) unsigned", ...
 	// Character types carry the character set and collation.
-	Text                                       bool
-	CharMax, OctetMax                          any
+	Text                                      bool
+	CharMax, OctetMax                         any
 	NumPrecision, NumScale, DatetimePrecision any
 }
 

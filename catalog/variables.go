@@ -90,34 +90,34 @@ var systemVars = map[string]sysVar{
 	"max_connections":                 num(151),
 	"max_execution_time":              num(0),
 	// MariaDB prints max_statement_time with six decimals.
-	"max_statement_time":     str("0.000000"),
-	"net_buffer_length":      num(16384),
-	"net_read_timeout":       num(30),
-	"net_retry_count":        num(10),
-	"net_write_timeout":      num(60),
-	"old_passwords":          flag(false),
-	"performance_schema":     flag(false),
-	"protocol_version":       num(10),
-	"query_cache_size":       num(0),
-	"query_cache_type":       str("OFF"),
-	"read_only":              flag(true), // dpproxy refuses every write
-	"sql_auto_is_null":       flag(false),
-	"sql_big_selects":        flag(true),
-	"sql_mode":               str("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"),
-	"sql_notes":              flag(true),
-	"sql_quote_show_create":  flag(true),
-	"sql_safe_updates":       flag(false),
-	"sql_warnings":           flag(false),
-	"storage_engine":         str("InnoDB"),
-	"system_time_zone":       str("UTC"),
-	"time_zone":              str("SYSTEM"),
-	"transaction_isolation":  str("REPEATABLE-READ"),
-	"transaction_read_only":  flag(false),
-	"tx_isolation":           str("REPEATABLE-READ"),
-	"tx_read_only":           flag(false),
-	"unique_checks":          flag(true),
-	"version":                str(""), // the catalog's serverVersion
-	"version_comment":        str("dpproxy — differentially private SQL proxy"),
+	"max_statement_time":      str("0.000000"),
+	"net_buffer_length":       num(16384),
+	"net_read_timeout":        num(30),
+	"net_retry_count":         num(10),
+	"net_write_timeout":       num(60),
+	"old_passwords":           flag(false),
+	"performance_schema":      flag(false),
+	"protocol_version":        num(10),
+	"query_cache_size":        num(0),
+	"query_cache_type":        str("OFF"),
+	"read_only":               flag(true), // dpproxy refuses every write
+	"sql_auto_is_null":        flag(false),
+	"sql_big_selects":         flag(true),
+	"sql_mode":                str("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"),
+	"sql_notes":               flag(true),
+	"sql_quote_show_create":   flag(true),
+	"sql_safe_updates":        flag(false),
+	"sql_warnings":            flag(false),
+	"storage_engine":          str("InnoDB"),
+	"system_time_zone":        str("UTC"),
+	"time_zone":               str("SYSTEM"),
+	"transaction_isolation":   str("REPEATABLE-READ"),
+	"transaction_read_only":   flag(false),
+	"tx_isolation":            str("REPEATABLE-READ"),
+	"tx_read_only":            flag(false),
+	"unique_checks":           flag(true),
+	"version":                 str(""), // the catalog's serverVersion
+	"version_comment":         str("dpproxy — differentially private SQL proxy"),
 	"version_compile_machine": str(compileMachine()),
 	"version_compile_os":      str(compileOS()),
 	"wait_timeout":            num(28800),
@@ -145,9 +145,6 @@ func compileMachine() string {
 
 // compileOS is @@version_compile_os in MariaDB's spelling ("Linux").
 func compileOS() string {
-	if runtime.GOOS == "" {
-		return ""
-	}
 	return strings.ToUpper(runtime.GOOS[:1]) + runtime.GOOS[1:]
 }
 

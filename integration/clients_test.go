@@ -111,3 +111,40 @@ func TestPython(t *testing.T) {
 		}
 	})
 }
+
+// MariaDB Connector/J (Debian's libmariadb-java) from a small Java program:
+// its connect-time @@ variables, metadata, prepared statements.
+func TestConnectorJ(t *testing.T) {
+	javac := requireTool(t, "javac")
+	java := requireTool(t, "java")
+	const jar = "/usr/share/java/mariadb-java-client.jar"
+	if _, err := os.Stat(jar); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is missing; scripts/test.sh installs libmariadb-java", jar)
+		}
+		t.Skip("libmariadb-java is not installed (scripts/test.sh installs it)")
+	}
+	classes := t.TempDir()
+	if out, err := exec.Command(javac, "-d", classes, "-cp", jar, "testdata/ConnectorJ.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	forEach(t, func(t *testing.T, tg *target) {
+		host, port := hostPort(t, tg.addr)
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, java, "-cp", classes+":"+jar, "ConnectorJ", host, port, "tester", testerPassword, tg.db).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ConnectorJ: %v\n%s", err, out)
+		}
+		got := map[string]string{}
+		for _, line := range strings.Split(string(out), "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				got[k] = v
+			}
+		}
+		if got["groups"] != "2" || got["prepared5"] == "" || got["columns"] != "15" || got["refused"] != "1227" ||
+			!strings.Contains(got["tables"], "adult") || !strings.Contains(got["tables"], "pums") {
+			t.Errorf("Connector/J results: %v\n%s", got, out)
+		}
+	})
+}

@@ -71,7 +71,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(tmp)
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: testLogLevel()}))
 
 	// The demo: embedded SQLite with the sample data.
 	sqliteDir := filepath.Join(tmp, "sqlite")
@@ -221,4 +221,13 @@ func mysqlError(t testing.TB, c *sql.Conn, q string, args ...any) *mysql.MySQLEr
 		t.Fatalf("%s: expected a MySQL error, got %T %v", q, err, err)
 	}
 	return me
+}
+
+// testLogLevel is warn, or debug with DPPROXY_TEST_DEBUG=1 (every failed
+// statement is then logged with its SQL).
+func testLogLevel() slog.Level {
+	if os.Getenv("DPPROXY_TEST_DEBUG") != "" {
+		return slog.LevelDebug
+	}
+	return slog.LevelWarn
 }

@@ -180,7 +180,7 @@ func TestU128(t *testing.T) {
 	if _, over := x.mul64(2); !over {
 		t.Error("mul64 did not report overflow")
 	}
-	y, over := u128From(1<<63).mul64(4)
+	y, over := u128From(1 << 63).mul64(4)
 	if over || y.hi != 2 || y.lo != 0 {
 		t.Errorf("2^63·4 = %+v (overflow %v)", y, over)
 	}

@@ -122,11 +122,7 @@ func (e *Engine) loadSchema(ctx context.Context) error {
 			lower[i] = strings.ToLower(c.Name)
 		}
 		schema[name] = lower
-		info := catalog.TableInfo{Name: name, Public: t.Public}
-		for _, c := range cols {
-			info.Columns = append(info.Columns, catalog.ColumnInfo(c))
-		}
-		infos = append(infos, info)
+		infos = append(infos, catalog.TableInfo{Name: name, Public: t.Public, Columns: cols})
 	}
 	cat := catalog.New(e.database, infos, e.ServerVersion())
 	e.mu.Lock()

@@ -88,7 +88,7 @@ func (s *Session) run(ctx context.Context, sql string, stmt parser.Statement, ar
 	res, err = s.dispatch(ctx, sql, stmt, args)
 	if err != nil {
 		err = s.classify(err)
-		s.engine.log.Debug("statement failed", "session", s.id, "user", s.user.Name, "err", err)
+		s.engine.log.Debug("statement failed", "session", s.id, "user", s.user.Name, "sql", sql, "err", err)
 	}
 	return res, err
 }
@@ -154,6 +154,10 @@ func (s *Session) classify(err error) error {
 		return &Error{Code: CodeRefused, Msg: "dpproxy refused the query: " + cref.Reason, Err: err}
 	case errors.As(err, &cut):
 		return &Error{Code: CodeUnknownTable, Msg: cut.Error(), Err: err}
+	case errors.As(err, new(*catalog.NoDatabaseError)):
+		return &Error{Code: CodeUnknownDB, Msg: "No database selected", Err: err}
+	case errors.As(err, new(*catalog.UnknownVariableError)):
+		return &Error{Code: CodeBadValue, Msg: err.Error(), Err: err}
 	case errors.As(err, &cudb):
 		return &Error{Code: CodeUnknownDB, Msg: cudb.Error(), Err: err}
 	case errors.As(err, &be):

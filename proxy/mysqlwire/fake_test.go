@@ -19,7 +19,7 @@ import (
 // engine is a fake of the proxy engine: it answers a fixed set of
 // statements and records everything that reaches it.
 type engine struct {
-	t *testing.T
+	t testing.TB // nil: do not log
 
 	mu       sync.Mutex
 	opened   []string // "user/db" per Open
@@ -192,7 +192,7 @@ var testUsers = map[string]*policy.User{
 
 // startServer starts a server on a free port with the fake engine; change
 // adjusts its Config.
-func startServer(t *testing.T, change func(*Config)) (*Server, *engine) {
+func startServer(t testing.TB, change func(*Config)) (*Server, *engine) {
 	t.Helper()
 	e := &engine{t: t}
 	cfg := Config{
@@ -231,7 +231,7 @@ func startServer(t *testing.T, change func(*Config)) (*Server, *engine) {
 }
 
 // testWriter sends logs to t.Log.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
@@ -249,7 +249,7 @@ func dsn(s *Server, user, password, db string, params map[string]string) string 
 	return c.FormatDSN()
 }
 
-func openDB(t *testing.T, s *Server, db string) *sql.DB {
+func openDB(t testing.TB, s *Server, db string) *sql.DB {
 	t.Helper()
 	d, err := sql.Open("mysql", dsn(s, "alice", testPassword, db, nil))
 	if err != nil {

@@ -125,7 +125,7 @@ func errorCode(p []byte) (uint16, bool) {
 	return binary.LittleEndian.Uint16(p[1:3]), true
 }
 
-func loginRaw(t *testing.T, s *Server) *rawClient {
+func loginRaw(t testing.TB, s *Server) *rawClient {
 	t.Helper()
 	c, err := dialRaw(s.Addr())
 	if err != nil {
