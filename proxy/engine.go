@@ -17,6 +17,7 @@ import (
 	"github.com/dpproxy/dpproxy/backend"
 	"github.com/dpproxy/dpproxy/catalog"
 	"github.com/dpproxy/dpproxy/ledger"
+	"github.com/dpproxy/dpproxy/mechanism"
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/policy"
 )
@@ -69,6 +70,13 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	if e.database == "" {
 		e.database = cfg.Backend.Database
+	}
+	for name, t := range cfg.Policy.Tables {
+		// One release may round at most this many coordinates per unit
+		// to the noise grid (see mechanism.MaxRoundedCoordinates).
+		if t.MaxGroupsPerUnit > mechanism.MaxRoundedCoordinates {
+			return nil, fmt.Errorf("proxy: table %s: max_groups_per_unit %d is over the supported %d", name, t.MaxGroupsPerUnit, mechanism.MaxRoundedCoordinates)
+		}
 	}
 	if err := e.loadSchema(ctx); err != nil {
 		return nil, err

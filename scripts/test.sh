@@ -73,6 +73,8 @@ have_bin mariadb && have_bin mariadb-admin || missing+=(mariadb-client)
 have_py pymysql || missing+=(python3-pymysql)
 have_py sqlalchemy || missing+=(python3-sqlalchemy)
 have_bin sysbench || missing+=(sysbench)
+[[ -f /usr/share/java/mariadb-java-client.jar ]] || missing+=(libmariadb-java)
+have_bin javac || missing+=(default-jdk-headless)
 if ((${#missing[@]} > 0)); then
 	phase "installing ${missing[*]}"
 	[[ $(id -u) == 0 ]] || die "installing ${missing[*]} needs root"

@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"flag"
 	"fmt"
 	"io"
@@ -16,9 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql"
-	_ "modernc.org/sqlite"
-
+	"github.com/dpproxy/dpproxy/backend"
 	"github.com/dpproxy/dpproxy/demo"
 	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/proxy"
@@ -145,12 +142,12 @@ func loadSample(ctx context.Context, args []string) error {
 	if *dsn == "" {
 		return fmt.Errorf("load-sample: --dsn is required")
 	}
-	db, err := sql.Open(*driver, *dsn)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	b, err := backend.Open(ctx, *driver, *dsn, 4)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	return sampledata.Load(ctx, db, *driver)
+	defer b.Close()
+	return sampledata.Load(ctx, b.DB, *driver)
 }
