@@ -2,7 +2,6 @@ package parser
 
 import (
 	"fmt"
-	"strings"
 )
 
 // dpRule is one of dpproxy's own statements: the two keywords it starts
@@ -36,7 +35,7 @@ func parseDPStatement(sql string) (stmt Statement, ok bool, err error) {
 		if !first.keyword(r.first) || !second.keyword(r.second) {
 			continue
 		}
-		p := &dpParser{lex: lex, prev: strings.ToUpper(first.text + " " + second.text)}
+		p := &dpParser{lex: lex, prev: first.text + " " + second.text}
 		if err := p.advance(); err != nil {
 			return nil, true, err
 		}
@@ -51,14 +50,14 @@ func parseDPStatement(sql string) (stmt Statement, ok bool, err error) {
 type dpParser struct {
 	lex  dpLexer
 	tok  dpToken
-	prev string // the keywords consumed so far, for error messages
+	prev string // the tokens consumed so far, as typed, for error messages
 }
 
 func (p *dpParser) advance() error {
 	switch p.tok.kind {
 	case dpEOF: // nothing consumed yet
 	case dpIdent:
-		p.prev += " " + strings.ToUpper(p.tok.text)
+		p.prev += " " + p.tok.text
 	default:
 		p.prev += " " + p.tok.describe()
 	}

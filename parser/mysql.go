@@ -2,6 +2,7 @@ package parser
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -40,10 +41,21 @@ func newMySQLParser() *tidb.Parser {
 
 // parseMySQL parses one MySQL statement with the TiDB parser and converts
 // its AST into the model.
-func parseMySQL(sql string) (Statement, int, error) {
+func parseMySQL(sql string) (stmt Statement, params int, err error) {
 	p := mysqlParsers.Get().(*tidb.Parser)
+	defer func() {
+		if r := recover(); r != nil {
+			// TiDB's value driver panics on literals it does not implement
+			// rather than returning an error. The parser's scratch state is
+			// suspect after a panic, so it is dropped instead of pooled.
+			stmt, params, err = nil, 0, &SyntaxError{Msg: fmt.Sprintf("the MySQL parser cannot handle this statement: %v", r)}
+			return
+		}
+		// Only now: the returned statement slice is the parser's own
+		// scratch, reused by its next ParseSQL.
+		mysqlParsers.Put(p)
+	}()
 	stmts, _, err := p.ParseSQL(sql)
-	mysqlParsers.Put(p)
 	if err != nil {
 		return nil, 0, mysqlSyntaxError(err)
 	}
@@ -55,8 +67,7 @@ func parseMySQL(sql string) (Statement, int, error) {
 		return nil, 0, &UnsupportedError{What: "multi-statements"}
 	}
 	n := numberParams(stmts[0], sql)
-	stmt, err := convertMySQLStmt(stmts[0])
-	if err != nil {
+	if stmt, err = convertMySQLStmt(stmts[0]); err != nil {
 		return nil, 0, err
 	}
 	return stmt, n, nil

@@ -28,6 +28,8 @@ func convertSelect(s *ast.SelectStmt) (*Select, error) {
 		return nil, &UnsupportedError{What: "SELECT ... INTO"}
 	case len(s.WindowSpecs) > 0:
 		return nil, &UnsupportedError{What: "WINDOW clause"}
+	case s.Fields == nil:
+		return nil, &UnsupportedError{What: "SELECT without a select list"}
 	}
 	out := &Select{Distinct: s.Distinct}
 	var err error

@@ -109,7 +109,7 @@ func stmtName(n ast.Node) string {
 // convertExplain handles EXPLAIN <statement> and DESCRIBE/DESC/EXPLAIN
 // <table>, which TiDB parses as an EXPLAIN of SHOW COLUMNS.
 func convertExplain(s *ast.ExplainStmt) (Statement, error) {
-	if show, ok := s.Stmt.(*ast.ShowStmt); ok && show.Tp == ast.ShowColumns {
+	if show, ok := s.Stmt.(*ast.ShowStmt); ok && show.Tp == ast.ShowColumns && show.Table != nil {
 		out := &Show{Kind: ShowColumns, Table: show.Table.Name.O, Schema: show.Table.Schema.O}
 		if show.Column != nil {
 			// DESCRIBE t col is SHOW COLUMNS FROM t LIKE 'col'.

@@ -1,7 +1,9 @@
 package parser
 
 import (
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -248,4 +250,53 @@ func TestFingerprint(t *testing.T) {
 			t.Errorf("Fingerprint(%q) = Fingerprint(%q) = %q; want different", p[0], p[1], a)
 		}
 	}
+}
+
+// An integer literal beyond what TiDB's value driver can store made it
+// panic (found by FuzzParse); it must be a syntax error.
+func TestMySQLOverlongDecimal(t *testing.T) {
+	long := strings.Repeat("9", 90)
+	for _, sql := range []string{"SELECT " + long, "SELECT 1." + long, "SELECT " + long + "." + long} {
+		_, _, err := Parse(sql, MySQL)
+		if _, ok := err.(*SyntaxError); !ok {
+			t.Errorf("Parse(%.30q...) error = %v (%T), want *SyntaxError", sql, err, err)
+		}
+	}
+	// 70 digits fit a DECIMAL literal and keep their exact text.
+	digits := strings.Repeat("7", 70)
+	stmt, _ := mustParse(t, "SELECT "+digits)
+	item := stmt.(*Select).Items[0].Expr.(*Literal)
+	if !item.IsDecimal || item.Text != digits {
+		t.Errorf("70-digit literal = %s, want a decimal with its exact text", dump(item))
+	}
+}
+
+// Parsers are pooled; concurrent Parse calls must not share scratch state.
+func TestParseConcurrent(t *testing.T) {
+	queries := []string{
+		"SELECT COUNT(*) FROM t WHERE a = ?",
+		"SELECT a, SUM(b) FROM u GROUP BY a",
+		"SHOW VARIABLES LIKE 'x'",
+		"SET NAMES utf8mb4",
+	}
+	want := make([]Statement, len(queries))
+	for i, q := range queries {
+		want[i], _ = mustParse(t, q)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				q := (g + i) % len(queries)
+				got, _, err := Parse(queries[q], MySQL)
+				if err != nil || !reflect.DeepEqual(got, want[q]) {
+					t.Errorf("concurrent Parse(%q) = %s, %v", queries[q], dump(got), err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

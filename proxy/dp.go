@@ -15,7 +15,7 @@ import (
 // query the backend, add noise, post-process. The charge is written durably
 // before the backend is even asked, and refunded if the backend fails, so no
 // answer can ever leave without its cost in the ledger.
-func (s *Session) dpSelect(ctx context.Context, sqlText string, sel *parser.Select, args []Value) (*Result, error) {
+func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel *parser.Select, args []Value) (*Result, error) {
 	plan, err := rewrite.Analyze(rewrite.Input{
 		Select:   sel,
 		Policy:   s.engine.policy,
@@ -42,7 +42,7 @@ func (s *Session) dpSelect(ctx context.Context, sqlText string, sel *parser.Sele
 		User:        s.user.Name,
 		Role:        s.role.Name,
 		Statement:   sqlText,
-		Fingerprint: parser.Fingerprint(sqlText, s.dialect),
+		Fingerprint: fingerprint,
 		Mechanism:   mech,
 		Epsilon:     rel.epsilon,
 		Delta:       rel.delta,

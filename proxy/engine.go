@@ -43,6 +43,7 @@ type Engine struct {
 	log      *slog.Logger
 	database string
 	nextID   atomic.Uint32
+	stmts    *stmtCache
 
 	mu      sync.RWMutex
 	schema  map[string][]string // backend columns of each policy table, lower case
@@ -64,6 +65,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		ledger:   cfg.Ledger,
 		log:      cfg.Logger,
 		database: cfg.Database,
+		stmts:    newStmtCache(4096),
 	}
 	if e.log == nil {
 		e.log = slog.Default()
@@ -179,11 +181,11 @@ func (e *Engine) NewSession(ctx context.Context, user, db string, dialect parser
 		return nil, Errorf(CodeInternal, "user %s has no role %s", user, u.Role)
 	}
 	s := &Session{
-		engine:  e,
-		user:    u,
-		role:    role,
-		dialect: dialect,
-		id:      e.nextID.Add(1),
+		engine:   e,
+		user:     u,
+		role:     role,
+		dialect:  dialect,
+		id:       e.nextID.Add(1),
 		vars:     map[string]any{},
 		userVars: map[string]any{},
 	}

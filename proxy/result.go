@@ -1,10 +1,6 @@
 package proxy
 
-import (
-	"fmt"
-
-	"github.com/dpproxy/dpproxy/parser"
-)
+import "fmt"
 
 // ColumnType is the type of a result column, as both front doors encode it.
 type ColumnType int
@@ -86,5 +82,5 @@ type Prepared struct {
 	SQL        string
 	ParamCount int
 	Columns    []Column
-	stmt       parser.Statement // owned by the engine
+	parsed     *parsed // owned by the engine
 }

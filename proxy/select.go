@@ -13,7 +13,7 @@ import (
 // selectStmt routes a SELECT by what it reads: nothing (answered here),
 // the catalog (answered here), public tables (forwarded), or a private
 // table (the DP path).
-func (s *Session) selectStmt(ctx context.Context, sqlText string, sel *parser.Select, args []Value) (*Result, error) {
+func (s *Session) selectStmt(ctx context.Context, sqlText, fingerprint string, sel *parser.Select, args []Value) (*Result, error) {
 	if sel.From == nil {
 		cols, rows, err := eval.Select(sel, nil, s.env(args))
 		if err != nil {
@@ -61,7 +61,7 @@ func (s *Session) selectStmt(ctx context.Context, sqlText string, sel *parser.Se
 	if public {
 		return s.publicSelect(ctx, sel, args)
 	}
-	return s.dpSelect(ctx, sqlText, sel, args)
+	return s.dpSelect(ctx, sqlText, fingerprint, sel, args)
 }
 
 // checkSchema accepts a table name qualified with the served database.

@@ -52,11 +52,11 @@ func (s *Session) Execute(ctx context.Context, sql string) (res *Result, err err
 
 // Prepare parses a statement for later execution with parameters.
 func (s *Session) Prepare(ctx context.Context, sql string) (*Prepared, error) {
-	stmt, n, err := parser.Parse(sql, s.dialect)
+	p, err := s.engine.stmts.parse(sql, s.dialect)
 	if err != nil {
 		return nil, s.classify(err)
 	}
-	return &Prepared{SQL: sql, ParamCount: n, stmt: stmt}, nil
+	return &Prepared{SQL: sql, ParamCount: p.params, parsed: p}, nil
 }
 
 // ExecutePrepared runs a prepared statement with its parameter values.
@@ -64,28 +64,28 @@ func (s *Session) ExecutePrepared(ctx context.Context, p *Prepared, args []Value
 	if len(args) != p.ParamCount {
 		return nil, Errorf(CodeBadValue, "statement expects %d parameters, got %d", p.ParamCount, len(args))
 	}
-	return s.run(ctx, p.SQL, p.stmt, args)
+	return s.run(ctx, p.SQL, p.parsed, args)
 }
 
-func (s *Session) run(ctx context.Context, sql string, stmt parser.Statement, args []Value) (res *Result, err error) {
+func (s *Session) run(ctx context.Context, sql string, p *parsed, args []Value) (res *Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.engine.log.Error("panic in session", "session", s.id, "user", s.user.Name, "panic", r, "stack", string(debug.Stack()))
 			res, err = nil, Errorf(CodeInternal, "internal error in dpproxy (logged); the session goes on")
 		}
 	}()
-	if stmt == nil {
-		var n int
-		stmt, n, err = parser.Parse(sql, s.dialect)
-		if err != nil {
+	if p == nil {
+		if p, err = s.engine.stmts.parse(sql, s.dialect); err != nil {
 			return nil, s.classify(err)
 		}
-		if n > 0 {
-			return nil, Errorf(CodeBadValue, "statement has %d parameters but none were given", n)
+		if p.params > 0 {
+			return nil, Errorf(CodeBadValue, "statement has %d parameters but none were given", p.params)
 		}
 	}
-	s.warnings = nil
-	res, err = s.dispatch(ctx, sql, stmt, args)
+	if show, ok := p.stmt.(*parser.Show); !ok || show.Kind != parser.ShowWarnings {
+		s.warnings = nil
+	}
+	res, err = s.dispatch(ctx, sql, p, args)
 	if err != nil {
 		err = s.classify(err)
 		s.engine.log.Debug("statement failed", "session", s.id, "user", s.user.Name, "sql", sql, "err", err)
@@ -93,12 +93,12 @@ func (s *Session) run(ctx context.Context, sql string, stmt parser.Statement, ar
 	return res, err
 }
 
-func (s *Session) dispatch(ctx context.Context, sql string, stmt parser.Statement, args []Value) (*Result, error) {
-	switch st := stmt.(type) {
+func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Value) (*Result, error) {
+	switch st := p.stmt.(type) {
 	case *parser.Empty:
 		return &Result{}, nil
 	case *parser.Select:
-		return s.selectStmt(ctx, sql, st, args)
+		return s.selectStmt(ctx, sql, p.fingerprint, st, args)
 	case *parser.SetOp:
 		return nil, s.setOp(st)
 	case *parser.Set:
@@ -121,7 +121,7 @@ func (s *Session) dispatch(ctx context.Context, sql string, stmt parser.Statemen
 	case *parser.ShowPrivacyBudget:
 		return s.showBudget(ctx, st)
 	}
-	return nil, Errorf(CodeUnsupported, "unsupported statement %T", stmt)
+	return nil, Errorf(CodeUnsupported, "unsupported statement %T", p.stmt)
 }
 
 // classify turns errors from the parts into *Error with the right code.

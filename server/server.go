@@ -80,7 +80,11 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 			Addr:       pol.Listen.MySQL,
 			LookupUser: eng.LookupUser,
 			Open: func(ctx context.Context, user, db string) (mysqlwire.Session, error) {
-				return eng.NewSession(ctx, user, db, parser.MySQL)
+				s, err := eng.NewSession(ctx, user, db, parser.MySQL)
+				if err != nil {
+					return nil, err // not a typed nil *proxy.Session
+				}
+				return s, nil
 			},
 			ServerVersion:  eng.ServerVersion(),
 			TLS:            tlsConfig,

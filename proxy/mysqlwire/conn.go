@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"runtime/debug"
 
 	"vitess.io/vitess/go/mysql"
@@ -15,10 +16,13 @@ import (
 
 // connState is one client connection's engine side, kept in the vitess
 // Conn's ClientData. vitess calls a connection's handler methods one at a
-// time, so only cancel and conn are touched from another goroutine (Close).
+// time, so only cancel and raw are touched from another goroutine (Close).
 type connState struct {
-	s      *Server
-	conn   *mysql.Conn
+	s    *Server
+	conn *mysql.Conn
+	// raw is the accepted socket (beneath TLS). Close closes it rather
+	// than conn, whose socket vitess replaces during a TLS handshake.
+	raw    net.Conn
 	log    *slog.Logger
 	ctx    context.Context // cancelled when the connection ends
 	cancel context.CancelFunc
@@ -40,6 +44,7 @@ func newConnState(s *Server, c *mysql.Conn) *connState {
 	return &connState{
 		s:        s,
 		conn:     c,
+		raw:      c.GetRawConn(),
 		log:      s.log.With("conn", c.ConnectionID),
 		ctx:      ctx,
 		cancel:   cancel,

@@ -43,11 +43,7 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 // named a database, its session is open.
 func (h *handler) ConnectionReady(c *mysql.Conn) {
 	st := state(c)
-	// Taking the server's lock orders vitess's writes during the handshake
-	// (the TLS switch replaces the Conn's socket) before Close's reads.
-	h.s.mu.Lock()
 	st.ready = true
-	h.s.mu.Unlock()
 	if st.session == nil {
 		if err := st.open(""); err != nil {
 			st.log.Warn("cannot open session", "user", c.User, "error", err)

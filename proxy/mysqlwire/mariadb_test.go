@@ -58,7 +58,7 @@ func TestMariaDBClientInteractive(t *testing.T) {
 	defer cancel()
 	command := cli + " " + strings.Join(mariadbArgs(s, testPassword), " ")
 	cmd := exec.CommandContext(ctx, scriptBin, "-qec", command, "/dev/null")
-	cmd.Stdin = strings.NewReader("select 1;\nerror budget;\nquit\n")
+	cmd.Stdin = strings.NewReader("select 1;\nerror budget;\nwarn;\nquit\n")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -67,11 +67,11 @@ func TestMariaDBClientInteractive(t *testing.T) {
 		t.Fatalf("mariadb: %v", err)
 	}
 	_, _, received, _ := e.snapshot()
-	want := []string{"select @@version_comment limit 1", "select 1", "error budget"}
+	want := []string{"select @@version_comment limit 1", "select 1", "error budget", "warn"}
 	if !slices.Equal(received, want) {
 		t.Errorf("engine got %q, want %q", received, want)
 	}
-	for _, s := range []string{"dpproxy", "10.11.0-dpproxy", "ERROR 1227 (DP001)", "failed: budget"} {
+	for _, s := range []string{"dpproxy", "10.11.0-dpproxy", "ERROR 1227 (DP001)", "failed: budget", "1 row in set, 1 warning"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q", s)
 		}

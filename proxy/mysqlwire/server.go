@@ -166,7 +166,7 @@ func (s *Server) Close() error {
 	s.listener.Shutdown()
 	for _, st := range conns {
 		st.cancel()
-		st.conn.Close()
+		st.raw.Close()
 	}
 	s.wg.Wait()
 	return nil

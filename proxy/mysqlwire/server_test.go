@@ -372,3 +372,20 @@ func TestCloseEndsSessions(t *testing.T) {
 		t.Error("ping succeeded after Close")
 	}
 }
+
+func TestOpenFailureIsReported(t *testing.T) {
+	s, _ := startServer(t, func(c *Config) {
+		c.Open = func(context.Context, string, string) (Session, error) {
+			return nil, proxy.Errorf(proxy.CodeBackend, "backend unreachable")
+		}
+	})
+	db := openDB(t, s, "")
+	_, err := db.Exec("select 1")
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1105 || me.Message != "backend unreachable" {
+		t.Fatalf("got %v, want 1105 backend unreachable", err)
+	}
+}
+
+// The engine's session is what Config.Open hands out.
+var _ Session = (*proxy.Session)(nil)
