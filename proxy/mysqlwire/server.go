@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	vtlog "vitess.io/vitess/go/vt/log"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/vt/vtenv"
@@ -93,6 +94,10 @@ func Listen(cfg Config) (*Server, error) {
 		s.log = slog.Default()
 	}
 	s.log = s.log.With("frontend", "mysql")
+	// vitess logs through its own global slog logger, warning about every
+	// failed login that this package already logs. Send its messages to
+	// ours, errors only.
+	vtlog.SwapLogger(slog.New(errorsOnly{s.log.With("component", "vitess").Handler()}))
 	env, err := vtenv.New(vtenv.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("mysqlwire: set up the vitess environment: %w", err)
@@ -225,4 +230,11 @@ func (s *Server) admit(c *mysql.Conn) error {
 			return nil
 		}
 	}
+}
+
+// errorsOnly passes on only records at error level or above.
+type errorsOnly struct{ slog.Handler }
+
+func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelError && h.Handler.Enabled(ctx, l)
 }

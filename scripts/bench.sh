@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Measures what dpproxy costs: the same aggregate through the proxy (DP,
+# charged, noisy) and as a raw query straight to MariaDB, at concurrency 1
+# and 16, with QPS, p50 and p99 of both and the proxy/direct QPS ratio; then
+# the Go micro-benchmarks of the proxy's own work, the ledger and the noise.
+#
+# Environment: BENCH_TIME (default 10s per run).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+BENCH_TIME=${BENCH_TIME:-10s}
+
+# shellcheck source=lib/mariadb.sh
+source scripts/lib/mariadb.sh
+install_deps
+start_mariadb
+
+phase "building dpproxy and the load generator"
+go build -o "$T/dpproxy" ./cmd/dpproxy
+go build -o "$T/loadgen" ./bench/loadgen
+
+PROXY_PORT=$(free_port)
+cat >"$T/bench.yaml" <<YAML
+listen: {mysql: "127.0.0.1:$PROXY_PORT"}
+backend: {driver: mysql, dsn: "$DPPROXY_TEST_MYSQL_DSN", max_open_conns: 64}
+ledger: {path: "$T/ledger"}
+defaults: {epsilon: 0.001, delta: 1.0e-9, mechanism: laplace}
+roles: {bench: {budget: {epsilon: 1.0e9, delta: 0.1}}}
+users: {bench: {password: bench, role: bench}}
+tables:
+  pums:
+    privacy_unit: pid
+    max_rows_per_unit: 2
+    columns:
+      age: {type: int, lower: 0, upper: 100}
+YAML
+
+phase "starting dpproxy on 127.0.0.1:$PROXY_PORT"
+"$T/dpproxy" serve --config "$T/bench.yaml" --log-level warn &
+EXTRA_PIDS+=($!)
+for _ in $(seq 1 100); do
+	(echo >"/dev/tcp/127.0.0.1/$PROXY_PORT") 2>/dev/null && break
+	sleep 0.1
+done
+
+WHERE="age BETWEEN 20 AND 60"
+DP_QUERY="SELECT COUNT(*), AVG(age) FROM pums WHERE $WHERE"
+RAW_QUERY=$DP_QUERY
+PROXY_DSN="bench:bench@tcp(127.0.0.1:$PROXY_PORT)/census"
+
+phase "load: $DP_QUERY (${BENCH_TIME} per run)"
+declare -A QPS
+for c in 1 16; do
+	line=$("$T/loadgen" -dsn "$DPPROXY_TEST_MYSQL_DSN" -query "$RAW_QUERY" -c "$c" -d "$BENCH_TIME" -label "direct MariaDB")
+	echo "$line"
+	QPS[direct$c]=$(sed -E 's/.*qps=([0-9.]+).*/\1/' <<<"$line")
+	line=$("$T/loadgen" -dsn "$PROXY_DSN" -query "$DP_QUERY" -c "$c" -d "$BENCH_TIME" -label "through dpproxy (DP)")
+	echo "$line"
+	QPS[proxy$c]=$(sed -E 's/.*qps=([0-9.]+).*/\1/' <<<"$line")
+done
+echo
+for c in 1 16; do
+	awk -v c="$c" -v p="${QPS[proxy$c]}" -v d="${QPS[direct$c]}" \
+		'BEGIN { printf "concurrency %-3d proxy/direct QPS = %.2f\n", c, p / d }'
+done
+
+phase "go test -bench: the proxy's own work per query (parse, plan, noise, post-process)"
+go test -run='^$' -bench=ParseRewriteNoise -benchmem ./proxy/ | grep -E '^Benchmark'
+phase "go test -bench: ledger charges (Badger, synced writes)"
+go test -run='^$' -bench=Charge -benchtime=2s ./ledger/ | grep -E '^Benchmark'
+phase "go test -bench: noise"
+go test -run='^$' -bench=. ./mechanism/ | grep -E '^Benchmark'

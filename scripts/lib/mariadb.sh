@@ -1,0 +1,148 @@
+# shellcheck shell=bash
+# Shared by scripts/test.sh and scripts/bench.sh: install what is missing,
+# start a throwaway MariaDB on a free loopback port in a temp dir with the
+# sample data loaded, and stop it again on exit. Source it from the repo root
+# after `set -euo pipefail`, then call install_deps and start_mariadb.
+#
+# After start_mariadb:
+#   DPPROXY_TEST_MYSQL_DSN     dp:secret@tcp(127.0.0.1:PORT)/census
+#   DPPROXY_TEST_MYSQL_ADDR    127.0.0.1:PORT
+#   DPPROXY_TEST_MYSQL_SOCKET  the server's Unix socket (root, no password)
+#   T                          the temp dir (removed on exit)
+
+DB_USER=dp
+DB_PASSWORD=secret
+DB_NAME=census
+
+phase() { printf '\n==> %s\n' "$*"; }
+die() {
+	printf '%s: %s\n' "$(basename "$0")" "$*" >&2
+	exit 1
+}
+
+T=""
+MARIADB_PID=""
+EXTRA_PIDS=()
+cleanup() {
+	local status=$?
+	local pid
+	for pid in "${EXTRA_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	if [[ -n $MARIADB_PID ]] && kill -0 "$MARIADB_PID" 2>/dev/null; then
+		phase "stopping MariaDB (pid $MARIADB_PID)"
+		kill -TERM "$MARIADB_PID" 2>/dev/null || true
+		for _ in $(seq 1 60); do
+			kill -0 "$MARIADB_PID" 2>/dev/null || break
+			sleep 0.5
+		done
+		if kill -0 "$MARIADB_PID" 2>/dev/null; then
+			echo "MariaDB did not stop within 30s; killing it" >&2
+			kill -KILL "$MARIADB_PID" 2>/dev/null || true
+		fi
+		wait "$MARIADB_PID" 2>/dev/null || true
+	fi
+	if [[ -n $T && -d $T ]]; then
+		rm -rf -- "$T"
+	fi
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# free_port prints a free loopback port: bind port 0 and let the kernel
+# choose. The port is free again when Python exits; the race with another
+# process taking it is small, and the start-up wait reports it.
+free_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+install_deps() {
+	phase "checking dependencies"
+	command -v go >/dev/null || die "go is not on PATH"
+
+	missing=()
+	have_bin() { command -v "$1" >/dev/null || [[ -x /usr/sbin/$1 ]]; }
+	have_py() { [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c "import $1" 2>/dev/null; }
+	have_bin mariadbd && have_bin mariadb-install-db || missing+=(mariadb-server)
+	have_bin mariadb && have_bin mariadb-admin || missing+=(mariadb-client)
+	have_py pymysql || missing+=(python3-pymysql)
+	have_py sqlalchemy || missing+=(python3-sqlalchemy)
+	have_bin sysbench || missing+=(sysbench)
+	[[ -f /usr/share/java/mariadb-java-client.jar ]] || missing+=(libmariadb-java)
+	have_bin javac || missing+=(default-jdk-headless)
+	if ((${#missing[@]} > 0)); then
+		phase "installing ${missing[*]}"
+		[[ $(id -u) == 0 ]] || die "installing ${missing[*]} needs root"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -q
+		apt-get install -y -q --no-install-recommends "${missing[@]}"
+	else
+		echo "all present"
+	fi
+	PATH=$PATH:/usr/sbin
+
+}
+
+start_mariadb() {
+	T=$(mktemp -d /tmp/dpproxy-test.XXXXXX)
+	SOCKET=$T/mysqld.sock
+	ERRLOG=$T/error.log
+
+	PORT=$(free_port)
+
+	phase "initialising MariaDB in $T/data"
+	# --no-defaults keeps the host's /etc/mysql configuration out of the way.
+	mariadb-install-db --no-defaults --user=root --datadir="$T/data" \
+		--auth-root-authentication-method=normal --skip-test-db --skip-name-resolve \
+		>"$T/install.log" 2>&1 || {
+		tail -n 30 "$T/install.log" >&2
+		die "mariadb-install-db failed"
+	}
+
+	phase "starting MariaDB on 127.0.0.1:$PORT"
+	mariadbd --no-defaults --user=root --datadir="$T/data" --tmpdir="$T" \
+		--socket="$SOCKET" --port="$PORT" --bind-address=127.0.0.1 \
+		--pid-file="$T/mysqld.pid" --log-error="$ERRLOG" --skip-name-resolve \
+		--innodb-buffer-pool-size=128M --max-connections=500 &
+	MARIADB_PID=$!
+
+	root_sql() { mariadb --no-defaults --socket="$SOCKET" --user=root "$@"; }
+
+	ready=""
+	for _ in $(seq 1 120); do # up to 60 s
+		if ! kill -0 "$MARIADB_PID" 2>/dev/null; then
+			tail -n 30 "$ERRLOG" >&2 || true
+			MARIADB_PID=""
+			die "MariaDB exited during startup (error log above)"
+		fi
+		if root_sql -e 'SELECT 1' >/dev/null 2>&1; then
+			ready=1
+			break
+		fi
+		sleep 0.5
+	done
+	if [[ -z $ready ]]; then
+		tail -n 30 "$ERRLOG" >&2 || true
+		die "MariaDB did not answer on $SOCKET within 60s (error log above)"
+	fi
+
+	phase "creating database $DB_NAME and user $DB_USER@127.0.0.1"
+	# dp reads; CREATE, INSERT and DROP let the tests load the sample data (Load
+	# drops a table it could not fill) and make scratch tables.
+	root_sql <<-SQL
+	CREATE DATABASE \`$DB_NAME\`;
+	CREATE USER '$DB_USER'@'127.0.0.1' IDENTIFIED BY '$DB_PASSWORD';
+	GRANT SELECT, CREATE, INSERT, DROP ON \`$DB_NAME\`.* TO '$DB_USER'@'127.0.0.1';
+	SQL
+
+	export DPPROXY_TEST_MYSQL_DSN="$DB_USER:$DB_PASSWORD@tcp(127.0.0.1:$PORT)/$DB_NAME"
+	export DPPROXY_TEST_MYSQL_ADDR="127.0.0.1:$PORT"
+	export DPPROXY_TEST_MYSQL_SOCKET="$SOCKET"
+
+	phase "loading the sample data into $DB_NAME"
+	go run ./cmd/dpproxy load-sample --driver mysql --dsn "$DPPROXY_TEST_MYSQL_DSN"
+
+}
