@@ -67,9 +67,22 @@ func (l *dpLexer) next() (dpToken, error) {
 			l.pos++
 		}
 		return dpToken{kind: dpIdent, text: l.src[start:l.pos], pos: start}, nil
-	case c >= '0' && c <= '9':
+	case isDPDigit(c) || (c == '.' && l.pos+1 < len(l.src) && isDPDigit(l.src[l.pos+1])):
 		for l.pos < len(l.src) && (isDPDigit(l.src[l.pos]) || l.src[l.pos] == '.') {
 			l.pos++
+		}
+		// An exponent: 1e-5, 2.5E+3.
+		if l.pos < len(l.src) && (l.src[l.pos] == 'e' || l.src[l.pos] == 'E') {
+			end := l.pos + 1
+			if end < len(l.src) && (l.src[end] == '-' || l.src[end] == '+') {
+				end++
+			}
+			if end < len(l.src) && isDPDigit(l.src[end]) {
+				for end < len(l.src) && isDPDigit(l.src[end]) {
+					end++
+				}
+				l.pos = end
+			}
 		}
 		return dpToken{kind: dpNumber, text: l.src[start:l.pos], pos: start}, nil
 	case c == '\'' || c == '"':

@@ -17,6 +17,8 @@ type dpRule struct {
 // here and write its rule as a dpParser method below.
 var dpRules = []dpRule{
 	{"SHOW", "PRIVACY", (*dpParser).showPrivacy},
+	{"SET", "PRIVACY", (*dpParser).setPrivacyBudget},
+	{"RESET", "PRIVACY", (*dpParser).resetPrivacyBudget},
 }
 
 // parseDPStatement parses sql when it is one of dpproxy's statements. ok is
@@ -113,7 +115,14 @@ func (p *dpParser) end() error {
 //
 //	BUDGET [FOR USER name | FOR ROLE name]
 //	BUDGETS
+//	LEDGER [FOR USER name] [LIMIT n]
 func (p *dpParser) showPrivacy() (Statement, error) {
+	if ok, err := p.accept("LEDGER"); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return p.showPrivacyLedger()
+	}
 	if ok, err := p.accept("BUDGETS"); ok || err != nil {
 		if err != nil {
 			return nil, err

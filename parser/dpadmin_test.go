@@ -1,0 +1,61 @@
+package parser
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func f64(f float64) *float64 { return &f }
+
+func TestAdminStatements(t *testing.T) {
+	cases := []struct {
+		sql  string
+		want Statement
+	}{
+		{"SET PRIVACY BUDGET FOR ROLE analyst EPSILON 10 DELTA 1e-5",
+			&SetPrivacyBudget{Role: "analyst", Epsilon: f64(10), Delta: f64(1e-5)}},
+		{"SET PRIVACY BUDGET FOR ROLE analyst MAX EPSILON PER QUERY 1;",
+			&SetPrivacyBudget{Role: "analyst", MaxEpsilonPerQuery: f64(1)}},
+		{"set privacy budget for role analyst pool epsilon 30",
+			&SetPrivacyBudget{Role: "analyst", PoolEpsilon: f64(30)}},
+		{"SET PRIVACY BUDGET FOR ROLE analyst POOL EPSILON 30 DELTA 1.0E-4 MAX DELTA PER QUERY 1e-6",
+			&SetPrivacyBudget{Role: "analyst", PoolEpsilon: f64(30), PoolDelta: f64(1e-4), MaxDeltaPerQuery: f64(1e-6)}},
+		{"SET PRIVACY BUDGET FOR USER alice EPSILON 5", &SetPrivacyBudget{User: "alice", Epsilon: f64(5)}},
+		{"SET PRIVACY BUDGET FOR USER `bob smith` EPSILON .5", &SetPrivacyBudget{User: "bob smith", Epsilon: f64(0.5)}},
+		{"RESET PRIVACY BUDGET FOR USER alice;", &ResetPrivacyBudget{User: "alice"}},
+		{"SHOW PRIVACY LEDGER", &ShowPrivacyLedger{}},
+		{"SHOW PRIVACY LEDGER FOR USER alice LIMIT 100", &ShowPrivacyLedger{User: "alice", Limit: 100}},
+		{"SHOW PRIVACY LEDGER LIMIT 5", &ShowPrivacyLedger{Limit: 5}},
+	}
+	for _, tc := range cases {
+		got, _, err := Parse(tc.sql, MySQL)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %#v\nwant %#v", tc.sql, got, tc.want)
+		}
+	}
+}
+
+func TestAdminStatementErrors(t *testing.T) {
+	cases := map[string]string{
+		"SET PRIVACY BUDGET FOR ROLE analyst":                   "needs EPSILON",
+		"SET PRIVACY BUDGET FOR GROUP x EPSILON 1":              "expected USER or ROLE",
+		"SET PRIVACY BUDGET FOR ROLE a EPSILON ten":             "expected a number",
+		"SET PRIVACY BUDGET FOR ROLE a EPSILON 1 EPSILON 2":     "given twice",
+		"SET PRIVACY BUDGET FOR USER a MAX EPSILON PER QUERY 1": "for roles",
+		"SET PRIVACY BUDGET FOR ROLE a MAX EPSILON PER 1":       "expected QUERY",
+		"RESET PRIVACY BUDGET FOR ROLE analyst":                 "FOR USER",
+		"SHOW PRIVACY LEDGER LIMIT 0":                           "LIMIT",
+		"SHOW PRIVACY LEDGER FOR USER alice LIMIT 10 extra":     "end of statement",
+	}
+	for sql, want := range cases {
+		_, _, err := Parse(sql, MySQL)
+		if _, ok := err.(*SyntaxError); !ok || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want a syntax error mentioning %q", sql, err, want)
+		}
+	}
+}
