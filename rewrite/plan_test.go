@@ -1,0 +1,156 @@
+package rewrite
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dpproxy/dpproxy/parser"
+	"github.com/dpproxy/dpproxy/policy"
+)
+
+const testPolicy = `
+backend: {driver: sqlite, dsn: t.db}
+roles: {analyst: {budget: {epsilon: 10, delta: 1.0e-5}}}
+users: {alice: {password: x, role: analyst}}
+tables:
+  pums:
+    privacy_unit: pid
+    max_rows_per_unit: 2
+    max_groups_per_unit: 3
+    columns:
+      age: {type: int, lower: 0, upper: 100}
+      income: {type: float, lower: 0, upper: 500000}
+      sex: {type: int, public_values: [0, 1]}
+      id: {type: int, unique: true}
+  adult:
+    privacy_unit: row
+    columns:
+      age: {type: int, lower: 17.5, upper: 90}
+      sex: {type: string, public_values: ["Female", "Male"]}
+  towns:
+    public: true
+`
+
+type schema map[string][]string
+
+func (s schema) Columns(t string) ([]string, bool) { c, ok := s[t]; return c, ok }
+
+var testSchema = schema{
+	"pums":  {"age", "income", "sex", "educ", "pid", "id", "notes"},
+	"adult": {"age", "sex", "workclass"},
+	"towns": {"name"},
+}
+
+func analyze(t *testing.T, sql string, d parser.Dialect) (*Plan, error) {
+	t.Helper()
+	pol, err := policy.Parse([]byte(testPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmt, _, err := parser.Parse(sql, parser.MySQL)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return Analyze(Input{Select: stmt.(*parser.Select), Policy: pol, Schema: testSchema, Database: "demo", Dialect: d, Params: []any{int64(30)}})
+}
+
+func TestAnalyzeRefusesRowLevelReads(t *testing.T) {
+	cases := map[string]string{
+		"SELECT * FROM pums":                                  "SELECT *",
+		"SELECT age FROM pums":                                "neither aggregated nor a GROUP BY key",
+		"SELECT sex, age, COUNT(*) FROM pums GROUP BY sex":    "column age",
+		"SELECT COUNT(*) FROM pums GROUP BY pid":              "privacy unit",
+		"SELECT COUNT(*) FROM pums GROUP BY id":               "unique column",
+		"SELECT SUM(educ) FROM pums":                          "public bounds",
+		"SELECT MAX(age) FROM pums":                           "MAX over raw values",
+		"SELECT DISTINCT sex FROM pums":                       "DISTINCT",
+		"SELECT COUNT(*) FROM pums WHERE age IN (SELECT 1)":   "subqueries",
+		"SELECT COUNT(*) FROM pums WHERE @x = 1":              "variables",
+		"SELECT COUNT(*) FROM pums HAVING age > 3":            "column age in HAVING",
+		"SELECT COUNT(*) FROM pums ORDER BY income":           "column income in ORDER BY",
+		"SELECT sex FROM pums GROUP BY sex":                   "must aggregate",
+		"SELECT COUNT(*) FROM pums WHERE BENCHMARK(1, 1) = 0": "BENCHMARK",
+		"SELECT COUNT(*) FROM towns":                          "not a private table",
+	}
+	for sql, want := range cases {
+		_, err := analyze(t, sql, parser.MySQL)
+		var ref *RefusedError
+		if !errors.As(err, &ref) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want a refusal mentioning %q", sql, err, want)
+		}
+	}
+}
+
+func TestAnalyzeUnsupportedAndUnknown(t *testing.T) {
+	cases := map[string]string{
+		"SELECT COUNT(*) FROM pums p JOIN adult a ON p.age = a.age": "joins",
+		"SELECT COUNT(DISTINCT age) FROM pums":                      "DISTINCT",
+		"SELECT SUM(age * 2) FROM pums":                             "expressions inside SUM",
+		"SELECT COUNT(*) FROM pums GROUP BY age + 1":                "GROUP BY on an expression",
+		"SELECT COUNT(nope) FROM pums":                              "unknown column 'nope'",
+		"SELECT COUNT(*) FROM pums x WHERE y.age > 1":               "unknown column 'y.age'",
+	}
+	for sql, want := range cases {
+		_, err := analyze(t, sql, parser.MySQL)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error mentioning %q", sql, err, want)
+		}
+	}
+}
+
+func TestPlanQuantitiesAndSensitivity(t *testing.T) {
+	p, err := analyze(t, "SELECT sex, COUNT(*) AS n, SUM(income), AVG(age), SUM(income)/COUNT(*) FROM pums WHERE age > ? GROUP BY sex", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// COUNT(*) is computed once though it appears twice; so is SUM(income).
+	if len(p.Aggs) != 3 {
+		t.Fatalf("got %d aggregates, want 3 (count, sum, avg)", len(p.Aggs))
+	}
+	c := p.Contribution
+	if c.MaxRows != 2 || c.MaxGroups != 3 {
+		t.Errorf("contribution %+v, want 2 rows and 3 groups per unit", c)
+	}
+	count, sum, avg := p.Aggs[0], p.Aggs[1], p.Aggs[2]
+	if s := count.Quantities[0].Sensitivity; s.L1 != 6 {
+		t.Errorf("COUNT L1 = %v, want 2·3", s.L1)
+	}
+	if s := sum.Quantities[0].Sensitivity; s.L1 != 3e6 {
+		t.Errorf("SUM(income) L1 = %v, want 500000·2·3", s.L1)
+	}
+	if len(avg.Quantities) != 2 || avg.Quantities[0].Kind != QCenteredSum || avg.Quantities[0].Sensitivity.L1 != 300 {
+		t.Errorf("AVG(age) quantities %+v, want a centred sum with L1 50·2·3", avg.Quantities)
+	}
+	if p.PartitionSelection {
+		t.Error("sex has public values: no partition selection needed")
+	}
+	for _, want := range []string{"ROW_NUMBER() OVER (PARTITION BY `pid`, `sex` ORDER BY RAND())", "dp_row_rank <= 2", "dp_group_rank <= 3", "`sex` IN (?, ?)", "(`age` > ?)"} {
+		if !strings.Contains(p.SQL, want) {
+			t.Errorf("SQL lacks %q:\n%s", want, p.SQL)
+		}
+	}
+	if len(p.Args) != 3 || p.Args[0] != int64(30) {
+		t.Errorf("args %v, want the parameter then the two public values", p.Args)
+	}
+}
+
+func TestRowUnitPlanIsOneLevel(t *testing.T) {
+	p, err := analyze(t, "SELECT workclass, AVG(age) FROM adult GROUP BY workclass", parser.SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(p.SQL, "ROW_NUMBER") {
+		t.Errorf("a row-unit table needs no contribution bounding:\n%s", p.SQL)
+	}
+	if !p.PartitionSelection {
+		t.Error("workclass has no public values: partition selection is needed")
+	}
+	// Integer column bounds are tightened to the integers inside them.
+	if a := p.Aggs[0]; a.Lower != 18 || a.Upper != 90 {
+		t.Errorf("bounds [%v, %v], want [18, 90]", a.Lower, a.Upper)
+	}
+	if !strings.Contains(p.SQL, `"age" < 18`) || !strings.Contains(p.SQL, `- 54)`) {
+		t.Errorf("clamping or centring missing:\n%s", p.SQL)
+	}
+}
