@@ -1,7 +1,7 @@
 // Package backend opens the database dpproxy sits in front of, through
 // database/sql, and reads its metadata: the base tables of the current database
 // and their columns. MySQL/MariaDB (github.com/go-sql-driver/mysql) and SQLite
-// (modernc.org/sqlite, pure Go) are supported; PostgreSQL comes later.
+// (modernc.org/sqlite, pure Go) and PostgreSQL (github.com/lib/pq) are supported.
 package backend
 
 import (
@@ -65,7 +65,7 @@ func Open(ctx context.Context, driver, dsn string, maxOpen int) (*Backend, error
 	case SQLite:
 		b, name, maxOpen, err = openSQLite(dsn, maxOpen)
 	case Postgres:
-		return nil, errors.New("backend: the postgres driver is not supported yet (use mysql or sqlite)")
+		b, name, err = openPostgres(dsn)
 	default:
 		return nil, fmt.Errorf("backend: unknown driver %q (want mysql, sqlite or postgres)", driver)
 	}
@@ -81,6 +81,12 @@ func Open(ctx context.Context, driver, dsn string, maxOpen int) (*Backend, error
 	if err := b.DB.PingContext(ctx); err != nil {
 		b.DB.Close()
 		return nil, fmt.Errorf("backend: connect to %s %s: %w", driver, name, err)
+	}
+	if driver == Postgres {
+		if err := b.postgresSchema(ctx); err != nil {
+			b.DB.Close()
+			return nil, fmt.Errorf("backend: postgres %s: reading the current schema: %w", name, err)
+		}
 	}
 	return b, nil
 }
@@ -99,6 +105,9 @@ func (b *Backend) Tables(ctx context.Context) ([]string, error) {
 		// internal.
 		query = `SELECT name FROM pragma_table_list
 			WHERE schema = ? AND type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`
+	case Postgres:
+		query = `SELECT table_name FROM information_schema.tables
+			WHERE table_schema = $1 AND table_type = 'BASE TABLE' ORDER BY table_name`
 	default:
 		return nil, fmt.Errorf("backend: list tables: driver %q is not supported", b.Driver)
 	}
@@ -133,6 +142,8 @@ func (b *Backend) Columns(ctx context.Context, table string) ([]ColumnInfo, erro
 		cols, err = b.mysqlColumns(ctx, table)
 	case SQLite:
 		cols, err = b.sqliteColumns(ctx, table)
+	case Postgres:
+		cols, err = b.postgresColumns(ctx, table)
 	default:
 		err = fmt.Errorf("driver %q is not supported", b.Driver)
 	}

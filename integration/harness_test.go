@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	_ "github.com/lib/pq"
 
 	"github.com/dpproxy/dpproxy/demo"
 	"github.com/dpproxy/dpproxy/policy"
@@ -114,6 +115,27 @@ func run(m *testing.M) (int, error) {
 		targets = append(targets, &target{name: "mariadb", addr: srv.MySQLAddr(), db: cfg.DBName, direct: direct, srv: srv, dataDir: mdir, pol: pol})
 	} else if os.Getenv("CI") != "" {
 		return 0, fmt.Errorf("CI is set but DPPROXY_TEST_MYSQL_DSN is not: run the tests through scripts/test.sh")
+	}
+
+	// PostgreSQL as the backend, when scripts/test.sh started one.
+	if dsn := os.Getenv("DPPROXY_TEST_PG_DSN"); dsn != "" {
+		pdir := filepath.Join(tmp, "postgres")
+		pol, err := testPolicy("postgres", dsn, pdir)
+		if err != nil {
+			return 0, err
+		}
+		const db = "census"
+		srv, err := server.Start(ctx, server.Options{Policy: pol, Logger: log, Database: db})
+		if err != nil {
+			return 0, err
+		}
+		direct, err := sql.Open("postgres", dsn)
+		if err != nil {
+			return 0, err
+		}
+		targets = append(targets, &target{name: "postgres", addr: srv.MySQLAddr(), db: db, direct: direct, srv: srv, dataDir: pdir, pol: pol})
+	} else if os.Getenv("CI") != "" {
+		return 0, fmt.Errorf("CI is set but DPPROXY_TEST_PG_DSN is not: run the tests through scripts/test.sh")
 	}
 	code := m.Run()
 	for _, t := range targets {

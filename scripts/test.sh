@@ -27,6 +27,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-40m}
 source scripts/lib/mariadb.sh
 install_deps
 start_mariadb
+start_postgres
 
 # --- Go checks ---------------------------------------------------------------
 

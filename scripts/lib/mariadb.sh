@@ -71,6 +71,8 @@ install_deps() {
 	have_py pymysql || missing+=(python3-pymysql)
 	have_py sqlalchemy || missing+=(python3-sqlalchemy)
 	have_bin sysbench || missing+=(sysbench)
+	pg_bin initdb >/dev/null || missing+=(postgresql)
+	have_bin psql || missing+=(postgresql-client)
 	[[ -f /usr/share/java/mariadb-java-client.jar ]] || missing+=(libmariadb-java)
 	have_bin javac || missing+=(default-jdk-headless)
 	if ((${#missing[@]} > 0)); then
@@ -145,4 +147,63 @@ start_mariadb() {
 	phase "loading the sample data into $DB_NAME"
 	go run ./cmd/dpproxy load-sample --driver mysql --dsn "$DPPROXY_TEST_MYSQL_DSN"
 
+}
+
+POSTGRES_PID=""
+
+# pg_bin finds a PostgreSQL server program (Debian keeps them out of PATH).
+pg_bin() {
+	local d
+	for d in /usr/lib/postgresql/*/bin; do
+		[[ -x $d/$1 ]] && { echo "$d/$1"; return; }
+	done
+	return 1
+}
+
+# start_postgres starts a throwaway PostgreSQL in $T/pg (as the postgres
+# user: initdb and postgres refuse to run as root), creates role dp and
+# database census, loads the sample data, and exports
+# DPPROXY_TEST_PG_DSN and DPPROXY_TEST_PG_ADDR. Call after start_mariadb
+# (which made $T).
+start_postgres() {
+	local initdb postgres port pgdir
+	initdb=$(pg_bin initdb) || die "PostgreSQL's initdb is not installed"
+	postgres=$(pg_bin postgres) || die "PostgreSQL's postgres is not installed"
+	port=$(free_port)
+	pgdir=$T/pg
+	mkdir -p "$pgdir"
+	chown postgres: "$pgdir"
+	chmod 755 "$T"
+	phase "initialising PostgreSQL in $pgdir/data"
+	runuser -u postgres -- "$initdb" -D "$pgdir/data" -U postgres --auth=trust -E UTF8 \
+		>"$pgdir/initdb.log" 2>&1 || {
+		tail -n 30 "$pgdir/initdb.log" >&2
+		die "initdb failed"
+	}
+	phase "starting PostgreSQL on 127.0.0.1:$port"
+	runuser -u postgres -- "$postgres" -D "$pgdir/data" -p "$port" -h 127.0.0.1 \
+		-k "$pgdir" -c fsync=off -c max_connections=200 >"$pgdir/server.log" 2>&1 &
+	POSTGRES_PID=$!
+	EXTRA_PIDS+=("$POSTGRES_PID")
+	local ready=""
+	for _ in $(seq 1 120); do
+		if ! kill -0 "$POSTGRES_PID" 2>/dev/null; then
+			tail -n 30 "$pgdir/server.log" >&2 || true
+			die "PostgreSQL exited during startup (log above)"
+		fi
+		if psql -h "$pgdir" -p "$port" -U postgres -d postgres -Atc 'SELECT 1' >/dev/null 2>&1; then
+			ready=1
+			break
+		fi
+		sleep 0.5
+	done
+	[[ -n $ready ]] || die "PostgreSQL did not answer within 60s"
+	psql -q -h "$pgdir" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 <<-SQL
+		CREATE ROLE $DB_USER LOGIN PASSWORD '$DB_PASSWORD';
+		CREATE DATABASE $DB_NAME OWNER $DB_USER;
+	SQL
+	export DPPROXY_TEST_PG_DSN="postgres://$DB_USER:$DB_PASSWORD@127.0.0.1:$port/$DB_NAME?sslmode=disable"
+	export DPPROXY_TEST_PG_ADDR="127.0.0.1:$port"
+	phase "loading the sample data into PostgreSQL $DB_NAME"
+	go run ./cmd/dpproxy load-sample --driver postgres --dsn "$DPPROXY_TEST_PG_DSN"
 }
