@@ -143,7 +143,8 @@ func TestOpenErrors(t *testing.T) {
 		driver, dsn string
 		want        string
 	}{
-		{"postgres", "postgres://u@h/db", "not supported yet"},
+		{"postgres", "postgres://u:hunter2@127.0.0.1:1/db?sslmode=disable", "connect to postgres postgres://u@127.0.0.1:1/db"},
+		{"postgres", "host=127.0.0.1 port=1 user=u password=hunter2 dbname=db sslmode=disable", "connect to postgres host=127.0.0.1 port=1 user=u dbname=db"},
 		{"oracle", "x", `unknown driver "oracle"`},
 		{"sqlite", "", "sqlite DSN is empty"},
 		{"mysql", "u:hunter2@tcp(127.0.0.1:1)/", "names no database"},
