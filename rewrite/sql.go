@@ -138,6 +138,9 @@ func (a *analysis) columnUnitSQL(r *renderer, table, where string, keys []string
 	inner = append(inner, fmt.Sprintf("ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS dp_row_rank",
 		strings.Join(partition, ", "), r.random()))
 	rows := "SELECT " + strings.Join(inner, ", ") + " FROM " + table + where
+	if len(keys) == 0 {
+		return a.oneGroupSQL(r, rows, argAlias)
+	}
 
 	// Middle: one row per (unit, group) with partial quantities, ranked
 	// randomly within the unit.
@@ -168,4 +171,25 @@ func (a *analysis) columnUnitSQL(r *renderer, table, where string, keys []string
 		sql += " GROUP BY " + strings.Join(kAlias, ", ")
 	}
 	return sql
+}
+
+// oneGroupSQL is columnUnitSQL without GROUP BY: one group, so no unit can
+// exceed the group bound and the per-unit grouping level is not needed; the
+// row bound alone is applied, in one window pass. No partition selection
+// happens, so the unit count is not computed (0).
+func (a *analysis) oneGroupSQL(r *renderer, rows string, argAlias map[string]string) string {
+	var cols []string
+	pos := 0
+	for _, agg := range a.plan.Aggs {
+		for qi := range agg.Quantities {
+			q := &agg.Quantities[qi]
+			q.Column = pos
+			pos++
+			cols = append(cols, r.quantitySQL(agg, *q, argAlias[agg.Column]))
+		}
+	}
+	a.plan.UnitsColumn = pos
+	cols = append(cols, "0")
+	return "SELECT " + strings.Join(cols, ", ") + " FROM (" + rows + ") dp_rows WHERE dp_row_rank <= " +
+		strconv.Itoa(a.plan.Contribution.MaxRows)
 }
