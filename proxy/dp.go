@@ -60,6 +60,7 @@ func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel
 		}
 		return nil, s.backendError(err)
 	}
+	s.engine.metrics.Charged(s.role.Name, rel.epsilon, rel.delta)
 	return rel.answer(plan, groups)
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/dpproxy/dpproxy/catalog"
 	"github.com/dpproxy/dpproxy/ledger"
 	"github.com/dpproxy/dpproxy/mechanism"
+	"github.com/dpproxy/dpproxy/metrics"
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/policy"
 )
@@ -33,6 +34,8 @@ type Config struct {
 	Logger  *slog.Logger
 	// Database is the database name clients see; empty means the backend's.
 	Database string
+	// Metrics, if set, counts answers, refusals, spending and latency.
+	Metrics *metrics.Metrics
 }
 
 // Engine is shared by all sessions; it is safe for concurrent use.
@@ -44,6 +47,7 @@ type Engine struct {
 	database string
 	nextID   atomic.Uint32
 	stmts    *stmtCache
+	metrics  *metrics.Metrics
 
 	mu      sync.RWMutex
 	schema  map[string][]string // backend columns of each policy table, lower case
@@ -66,6 +70,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		log:      cfg.Logger,
 		database: cfg.Database,
 		stmts:    newStmtCache(4096),
+		metrics:  cfg.Metrics,
 	}
 	if e.log == nil {
 		e.log = slog.Default()
@@ -194,6 +199,7 @@ func (e *Engine) NewSession(ctx context.Context, user, db string, dialect parser
 			return nil, err
 		}
 	}
+	e.metrics.Connections(s.frontend(), 1)
 	return s, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dpproxy/dpproxy/eval"
+	"github.com/dpproxy/dpproxy/metrics"
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/rewrite"
 )
@@ -59,8 +60,10 @@ func (s *Session) selectStmt(ctx context.Context, sqlText, fingerprint string, s
 		}
 	}
 	if public {
+		s.kind = metrics.KindPublic
 		return s.publicSelect(ctx, sel, args)
 	}
+	s.kind = metrics.KindDP
 	return s.dpSelect(ctx, sqlText, fingerprint, sel, args)
 }
 

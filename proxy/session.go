@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/dpproxy/dpproxy/catalog"
 	"github.com/dpproxy/dpproxy/eval"
 	"github.com/dpproxy/dpproxy/ledger"
+	"github.com/dpproxy/dpproxy/metrics"
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/rewrite"
@@ -30,6 +32,7 @@ type Session struct {
 	vars     map[string]any // other session variables a client SET
 	userVars map[string]any // @x user variables
 	warnings []string
+	kind     string // the metrics kind of the statement being answered
 }
 
 // ID is the connection id clients see (CONNECTION_ID()).
@@ -42,7 +45,9 @@ func (s *Session) User() string { return s.user.Name }
 func (s *Session) Database() string { return s.db }
 
 // Close ends the session.
-func (s *Session) Close() {}
+func (s *Session) Close() {
+	s.engine.metrics.Connections(s.frontend(), -1)
+}
 
 // Execute runs one statement. A panic inside is caught and returned as an
 // internal error so that one bad statement never takes down the proxy.
@@ -68,11 +73,14 @@ func (s *Session) ExecutePrepared(ctx context.Context, p *Prepared, args []Value
 }
 
 func (s *Session) run(ctx context.Context, sql string, p *parsed, args []Value) (res *Result, err error) {
+	start := time.Now()
+	s.kind = metrics.KindSession
 	defer func() {
 		if r := recover(); r != nil {
 			s.engine.log.Error("panic in session", "session", s.id, "user", s.user.Name, "panic", r, "stack", string(debug.Stack()))
 			res, err = nil, Errorf(CodeInternal, "internal error in dpproxy (logged); the session goes on")
 		}
+		s.observe(s.kind, start, err)
 	}()
 	if p == nil {
 		if p, err = s.engine.stmts.parse(sql, s.dialect); err != nil {
@@ -85,6 +93,7 @@ func (s *Session) run(ctx context.Context, sql string, p *parsed, args []Value) 
 	if show, ok := p.stmt.(*parser.Show); !ok || show.Kind != parser.ShowWarnings {
 		s.warnings = nil
 	}
+	s.kind = statementKind(p.stmt)
 	res, err = s.dispatch(ctx, sql, p, args)
 	if err != nil {
 		err = s.classify(err)

@@ -75,6 +75,7 @@ install_deps() {
 	have_bin psql || missing+=(postgresql-client)
 	[[ -f /usr/share/java/mariadb-java-client.jar ]] || missing+=(libmariadb-java)
 	have_bin javac || missing+=(default-jdk-headless)
+	have_bin chromium || missing+=(chromium fonts-liberation)
 	if ((${#missing[@]} > 0)); then
 		phase "installing ${missing[*]}"
 		[[ $(id -u) == 0 ]] || die "installing ${missing[*]} needs root"
