@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dpproxy/dpproxy/eval"
+	"github.com/dpproxy/dpproxy/mechanism"
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/rewrite"
@@ -212,13 +213,17 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) []any {
 	out := make([]any, len(plan.Aggs))
 	for i, a := range plan.Aggs {
 		ms := r.mechs[i]
+		// value is the true value of the aggregate's j-th quantity.
+		value := func(j int) float64 { return g.quant[a.Quantities[j].Column-len(plan.Keys)] }
 		switch a.Kind {
-		case rewrite.AggCount:
-			n := ms[0].AddNoiseInt(int64(math.Round(g.quant[a.Quantities[0].Column-len(plan.Keys)])))
+		case rewrite.AggCount, rewrite.AggCountDistinct:
+			n := ms[0].AddNoiseInt(int64(math.Round(value(0))))
 			// A count below zero is impossible; clamping is post-processing.
 			out[i] = max(n, 0)
+		case rewrite.AggVar, rewrite.AggStddev:
+			out[i] = noisyVariance(a, ms, value)
 		case rewrite.AggSum:
-			v := g.quant[a.Quantities[0].Column-len(plan.Keys)]
+			v := value(0)
 			// A sum of values that are all ≥ 0 (or all ≤ 0) cannot change
 			// sign; clamping the noisy sum is post-processing.
 			if a.IntValued {
@@ -241,14 +246,37 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) []any {
 		case rewrite.AggAvg:
 			// AVG = mid + noisy Σ(x−mid) / noisy count, clamped to the
 			// bounds (the normalised mean; see sensitivity.CenteredSum).
-			sum := ms[0].AddNoise(g.quant[a.Quantities[0].Column-len(plan.Keys)])
-			n := ms[1].AddNoiseInt(int64(math.Round(g.quant[a.Quantities[1].Column-len(plan.Keys)])))
+			sum := ms[0].AddNoise(value(0))
+			n := ms[1].AddNoiseInt(int64(math.Round(value(1))))
 			mid := (a.Lower + a.Upper) / 2
 			avg := mid + sum/float64(max(n, 1))
 			out[i] = math.Min(math.Max(avg, a.Lower), a.Upper)
 		}
 	}
 	return out
+}
+
+// noisyVariance releases VAR or STDDEV from three noisy moments of the
+// centred values d = clamp(x) − mid: Σd², Σd and n. The variance is
+// Σd²/n − (Σd/n)² (shift-invariant, so centring changes nothing but the
+// sensitivity), times n/(n−1) for the sample form, clamped to its valid
+// range [0, ((upper−lower)/2)²] — post-processing of the noisy moments
+// (the approach of Google's dpagg.Variance and SmartNoise).
+func noisyVariance(a *rewrite.Aggregate, ms []mechanism.Mechanism, value func(int) float64) float64 {
+	s2 := ms[0].AddNoise(value(0))
+	s1 := ms[1].AddNoise(value(1))
+	n := float64(max(ms[2].AddNoiseInt(int64(math.Round(value(2)))), 1))
+	mean := s1 / n
+	v := s2/n - mean*mean
+	if a.Sample && n > 1 {
+		v *= n / (n - 1)
+	}
+	half := (a.Upper - a.Lower) / 2
+	v = math.Min(math.Max(v, 0), half*half)
+	if a.Kind == rewrite.AggStddev {
+		return math.Sqrt(v)
+	}
+	return v
 }
 
 // groupEnv evaluates the select list, HAVING and ORDER BY of one group: a

@@ -245,7 +245,7 @@ func (e *sessionEnv) Call(f *parser.Func) (any, bool, error) {
 	case "row_count":
 		return int64(-1), true, nil
 	}
-	if rewrite.IsAggregate(f.Name) && len(f.Args) > 0 {
+	if eval.IsAggregate(f.Name) && len(f.Args) > 0 {
 		return nil, true, fmt.Errorf("aggregate %s needs a table", strings.ToUpper(f.Name))
 	}
 	return nil, false, nil

@@ -6,9 +6,11 @@
 package rewrite
 
 import (
-	"math"
+	"errors"
+	"strconv"
 	"strings"
 
+	"github.com/dpproxy/dpproxy/eval"
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/sensitivity"
@@ -35,18 +37,24 @@ type Input struct {
 type AggKind int
 
 const (
-	AggCount AggKind = iota // COUNT(*) or COUNT(col)
+	AggCount AggKind = iota // COUNT(*) or COUNT(expr)
 	AggSum
 	AggAvg
+	AggVar           // VAR_POP / VARIANCE (VAR_SAMP with Sample)
+	AggStddev        // STDDEV_POP / STDDEV / STD (STDDEV_SAMP with Sample)
+	AggCountDistinct // COUNT(DISTINCT expr); of the privacy unit: distinct persons
 )
 
 // QuantityKind is one noisy number the backend computes per group.
 type QuantityKind int
 
 const (
-	QCount       QuantityKind = iota // rows (or non-NULL values of a column)
-	QSum                             // Σ clamp(x)
-	QCenteredSum                     // Σ (clamp(x) − mid)
+	QCount           QuantityKind = iota // rows (or non-NULL values of the argument)
+	QSum                                 // Σ clamp(x)
+	QCenteredSum                         // Σ (clamp(x) − mid)
+	QCenteredSquares                     // Σ (clamp(x) − mid)²
+	QDistinct                            // distinct values of the argument
+	QUnits                               // distinct privacy units
 )
 
 // Quantity is one noisy number of an aggregate, with its sensitivity.
@@ -59,19 +67,30 @@ type Quantity struct {
 
 // Aggregate is one distinct aggregate of the query.
 type Aggregate struct {
-	Kind   AggKind
-	Column string // argument column (lower case); "" for COUNT(*)
-	// Lower and Upper are the argument's public bounds (SUM, AVG).
+	Kind AggKind
+	// Arg is the argument, a row-level expression; nil for COUNT(*).
+	Arg parser.Expr
+	// Key is the argument's canonical SQL text: aggregates and quantities
+	// over the same argument share its backend column.
+	Key string
+	// Sample selects VAR_SAMP / STDDEV_SAMP over the population forms.
+	Sample bool
+	// Lower and Upper are the argument's public bounds (SUM, AVG, VAR),
+	// from the policy by interval arithmetic.
 	Lower, Upper float64
 	// IntValued aggregates are released as integers (counts, sums of ints).
 	IntValued  bool
 	Quantities []Quantity
 }
 
-// Key is one GROUP BY column.
+// Key is one GROUP BY key: a column or an expression.
 type Key struct {
-	Name   string         // column name, lower case
-	Column *policy.Column // nil when the policy does not list it
+	// Name is the column's name (lower case), or dp_key_<i> for an
+	// expression; Items, Having and OrderBy refer to expression keys by it.
+	Name   string
+	Expr   parser.Expr
+	Text   string         // canonical SQL text of Expr
+	Column *policy.Column // the policy's column for a column key, else nil
 	// Public is the column's public domain; nil when its values are not
 	// public and the key needs partition selection.
 	Public []any
@@ -114,19 +133,6 @@ type Plan struct {
 func (p *Plan) AggregateOf(f *parser.Func) (int, bool) {
 	i, ok := p.aggOf[f]
 	return i, ok
-}
-
-// IsAggregate reports whether a function name is an aggregate in either
-// dialect, so that the analysis never sends one to the backend by mistake.
-func IsAggregate(name string) bool {
-	switch name {
-	case "count", "sum", "avg", "min", "max", "stddev", "stddev_pop", "stddev_samp", "std",
-		"variance", "var_pop", "var_samp", "median", "percentile_cont", "percentile_disc",
-		"group_concat", "string_agg", "array_agg", "bit_and", "bit_or", "bit_xor", "json_arrayagg",
-		"json_objectagg", "bool_and", "bool_or", "every", "mode", "approx_count_distinct":
-		return true
-	}
-	return false
 }
 
 // analysis is the state of one Analyze call.
@@ -197,7 +203,7 @@ func Analyze(in Input) (*Plan, error) {
 		if err := a.aggregated(sel.Having, "HAVING", true); err != nil {
 			return nil, err
 		}
-		a.plan.Having = sel.Having
+		a.plan.Having = a.substituteKeys(sel.Having)
 	}
 	for _, o := range sel.OrderBy {
 		if lit, ok := o.Expr.(*parser.Literal); ok {
@@ -209,7 +215,7 @@ func Analyze(in Input) (*Plan, error) {
 		if err := a.aggregated(o.Expr, "ORDER BY", true); err != nil {
 			return nil, err
 		}
-		a.plan.OrderBy = append(a.plan.OrderBy, o)
+		a.plan.OrderBy = append(a.plan.OrderBy, parser.OrderItem{Expr: a.substituteKeys(o.Expr), Desc: o.Desc})
 	}
 	if err := a.limit(); err != nil {
 		return nil, err
@@ -256,50 +262,63 @@ func (a *analysis) column(ref *parser.ColumnRef) (string, error) {
 	return name, nil
 }
 
-// keys resolves GROUP BY: each key must be a plain column that is neither
-// the privacy unit nor declared unique (grouping by either would make one
-// group per person).
+// keys resolves GROUP BY. A key is a column or a row-level expression
+// (CASE, FLOOR(age/10)*10, ...); it may not be or use the privacy unit or a
+// unique column (that would make one group per person). A key's values are
+// public when the policy lists them or when they can be derived from a
+// public domain (keydomain.go); otherwise the key needs partition selection.
 func (a *analysis) keys() error {
 	for _, g := range a.in.Select.GroupBy {
 		e := g
 		if lit, ok := g.(*parser.Literal); ok {
 			pos, isInt := lit.Value.(int64)
 			if !isInt || pos < 1 || int(pos) > len(a.in.Select.Items) {
-				return unsupported("GROUP BY %v: only columns and select-list positions can be grouped by", lit.Value)
+				return unsupported("GROUP BY %v: group by columns, expressions or select-list positions", lit.Value)
 			}
 			e = a.in.Select.Items[pos-1].Expr
 		}
-		ref, ok := e.(*parser.ColumnRef)
-		if !ok {
-			return unsupported("GROUP BY on an expression (group by a column)")
-		}
-		if ref.Table == "" && !a.columns[strings.ToLower(ref.Name)] {
+		if ref, ok := e.(*parser.ColumnRef); ok && ref.Table == "" && !a.columns[strings.ToLower(ref.Name)] {
 			if aliased, ok := a.aliases[strings.ToLower(ref.Name)]; ok {
-				if r, ok := aliased.(*parser.ColumnRef); ok {
-					ref = r
-				}
+				e = aliased
 			}
 		}
-		name, err := a.column(ref)
-		if err != nil {
+		if err := a.rowLevel(e, "GROUP BY"); err != nil {
 			return err
 		}
-		if name == strings.ToLower(a.table.PrivacyUnit) {
-			return refuse("grouping by %s, the privacy unit of %s, would release one group per person", name, a.table.Name)
+		var refuseErr error
+		walk(e, func(n parser.Expr) bool {
+			ref, ok := n.(*parser.ColumnRef)
+			if !ok || refuseErr != nil {
+				return refuseErr == nil
+			}
+			name, _ := a.column(ref)
+			if name == strings.ToLower(a.table.PrivacyUnit) {
+				refuseErr = refuse("grouping by %s, the privacy unit of %s, would release one group per person", name, a.table.Name)
+			} else if col, _ := a.table.Column(name); col != nil && col.Unique {
+				refuseErr = refuse("grouping by %s, a unique column of %s, would release one group per row", name, a.table.Name)
+			}
+			return false
+		})
+		if refuseErr != nil {
+			return refuseErr
 		}
-		col, _ := a.table.Column(name)
-		if col != nil && col.Unique {
-			return refuse("grouping by %s, a unique column of %s, would release one group per row", name, a.table.Name)
-		}
+		key := Key{Expr: e, Text: exprText(e)}
 		for _, k := range a.plan.Keys {
-			if k.Name == name {
-				return unsupported("GROUP BY %s twice", name)
+			if k.Text == key.Text {
+				return unsupported("GROUP BY %s twice", key.Text)
 			}
 		}
-		key := Key{Name: name, Column: col}
-		if col != nil && len(col.PublicValues) > 0 {
-			key.Public = col.PublicValues
+		if ref, ok := e.(*parser.ColumnRef); ok {
+			key.Name, _ = a.column(ref)
+			key.Column, _ = a.table.Column(key.Name)
+			if key.Column != nil && len(key.Column.PublicValues) > 0 {
+				key.Public = key.Column.PublicValues
+			}
 		} else {
+			key.Name = "dp_key_" + strconv.Itoa(len(a.plan.Keys))
+			key.Public = a.keyDomain(e)
+		}
+		if key.Public == nil {
 			a.plan.PartitionSelection = true
 		}
 		a.plan.Keys = append(a.plan.Keys, key)
@@ -327,7 +346,7 @@ func (a *analysis) items() error {
 		if name == "" {
 			name = it.Text
 		}
-		a.plan.Items = append(a.plan.Items, Item{Name: name, Expr: it.Expr})
+		a.plan.Items = append(a.plan.Items, Item{Name: name, Expr: a.substituteKeys(it.Expr)})
 	}
 	if len(a.plan.Aggs) == 0 {
 		return refuse("a query over private table %s must aggregate (COUNT, SUM, AVG); listing group keys alone is not supported", a.table.Name)
@@ -344,13 +363,16 @@ func (a *analysis) aggregated(e parser.Expr, where string, allowAlias bool) erro
 		if err != nil {
 			return false
 		}
+		if a.exprKey(n) >= 0 {
+			return false // a GROUP BY expression: its released value is used
+		}
 		switch n := n.(type) {
 		case *parser.Func:
 			if n.Over {
 				err = unsupported("window functions")
 				return false
 			}
-			if IsAggregate(n.Name) {
+			if eval.IsAggregate(n.Name) {
 				err = a.aggregate(n)
 				return false
 			}
@@ -384,64 +406,74 @@ func (a *analysis) aggregated(e parser.Expr, where string, allowAlias bool) erro
 	return err
 }
 
-// aggregate registers one aggregate call.
+// aggregate registers one aggregate call. Its argument may be any row-level
+// expression; SUM, AVG, VAR and STDDEV need a public bound for it, derived
+// from the policy by interval arithmetic (bounds.go).
 func (a *analysis) aggregate(f *parser.Func) error {
 	upper := strings.ToUpper(f.Name)
-	var kind AggKind
+	agg := &Aggregate{}
 	switch f.Name {
 	case "count":
-		kind = AggCount
+		agg.Kind = AggCount
 	case "sum":
-		kind = AggSum
+		agg.Kind = AggSum
 	case "avg":
-		kind = AggAvg
+		agg.Kind = AggAvg
+	case "var_pop", "variance":
+		agg.Kind = AggVar
+	case "var_samp":
+		agg.Kind, agg.Sample = AggVar, true
+	case "stddev_pop", "stddev", "std":
+		agg.Kind = AggStddev
+	case "stddev_samp":
+		agg.Kind, agg.Sample = AggStddev, true
 	case "min", "max", "median", "percentile_cont", "percentile_disc":
-		return refuse("%s over raw values is not differentially private; dpproxy answers COUNT, SUM and AVG", upper)
+		return refuse("%s over raw values is not differentially private; dpproxy answers COUNT, SUM, AVG, VAR and STDDEV", upper)
 	default:
-		return unsupported("aggregate %s (dpproxy answers COUNT, SUM and AVG)", upper)
+		return unsupported("aggregate %s (dpproxy answers COUNT, SUM, AVG, VAR and STDDEV)", upper)
 	}
-	if f.Distinct {
-		return unsupported("%s(DISTINCT ...)", upper)
-	}
-	agg := &Aggregate{Kind: kind}
 	if f.Star {
-		if kind != AggCount {
+		if agg.Kind != AggCount || f.Distinct {
 			return unsupported("%s(*)", upper)
 		}
 		agg.IntValued = true
-	} else {
-		if len(f.Args) != 1 {
-			return unsupported("%s with %d arguments", upper, len(f.Args))
-		}
-		ref, ok := f.Args[0].(*parser.ColumnRef)
-		if !ok {
-			if lit, isLit := f.Args[0].(*parser.Literal); isLit && kind == AggCount && lit.Value != nil {
-				agg.IntValued = true // COUNT(1) is COUNT(*)
-				return a.register(f, agg, "count(*)")
-			}
-			return unsupported("expressions inside %s (aggregate a column)", upper)
-		}
-		name, err := a.column(ref)
-		if err != nil {
-			return err
-		}
-		agg.Column = name
-		if kind == AggCount {
-			agg.IntValued = true
-		} else {
-			col, _ := a.table.Column(name)
-			if !col.Bounded() {
-				return refuse("%s(%s) needs public bounds for %s.%s: add lower and upper to the policy", upper, name, a.table.Name, name)
-			}
-			agg.Lower, agg.Upper = *col.Lower, *col.Upper
-			if col.Type == policy.TypeInt {
-				// Integer columns hold integers: clamp to the integers inside the bounds.
-				agg.Lower, agg.Upper = math.Ceil(agg.Lower), math.Floor(agg.Upper)
-				agg.IntValued = kind == AggSum
-			}
-		}
+		return a.register(f, agg, "count(*)")
 	}
-	return a.register(f, agg, f.Name+"("+agg.Column+")")
+	if len(f.Args) != 1 {
+		return unsupported("%s with %d arguments", upper, len(f.Args))
+	}
+	arg := f.Args[0]
+	if err := a.rowLevel(arg, "the argument of "+upper); err != nil {
+		return err
+	}
+	if lit, ok := arg.(*parser.Literal); ok && agg.Kind == AggCount && !f.Distinct && lit.Value != nil {
+		agg.IntValued = true // COUNT(1) is COUNT(*)
+		return a.register(f, agg, "count(*)")
+	}
+	agg.Arg = arg
+	agg.Key = exprText(arg)
+	if f.Distinct {
+		if agg.Kind != AggCount {
+			return unsupported("%s(DISTINCT ...)", upper)
+		}
+		agg.Kind, agg.IntValued = AggCountDistinct, true
+		return a.register(f, agg, "count(distinct "+agg.Key+")")
+	}
+	if agg.Kind == AggCount {
+		agg.IntValued = true
+		return a.register(f, agg, "count("+agg.Key+")")
+	}
+	b, err := a.bound(arg)
+	if err != nil {
+		var nb *noBoundError
+		if errors.As(err, &nb) {
+			return refuse("%s(%s) needs a public bound for %s: add lower and upper for its columns to the policy of %s", upper, agg.Key, nb.expr, a.table.Name)
+		}
+		return err
+	}
+	agg.Lower, agg.Upper = b.lo, b.hi
+	agg.IntValued = agg.Kind == AggSum && b.isInt
+	return a.register(f, agg, f.Name+"("+agg.Key+")")
 }
 
 // register records an aggregate once per canonical form, so SUM(x)/COUNT(*)
@@ -468,7 +500,7 @@ func (a *analysis) rowLevel(e parser.Expr, where string) error {
 		}
 		switch n := n.(type) {
 		case *parser.Func:
-			if IsAggregate(n.Name) {
+			if eval.IsAggregate(n.Name) {
 				err = unsupported("aggregate %s in %s", strings.ToUpper(n.Name), where)
 				return false
 			}
@@ -536,10 +568,24 @@ func (a *analysis) contribution() {
 		switch agg.Kind {
 		case AggCount:
 			agg.Quantities = []Quantity{{Kind: QCount, Sensitivity: sensitivity.Count(c)}}
+		case AggCountDistinct:
+			if a.isUnit(agg.Arg) {
+				agg.Quantities = []Quantity{{Kind: QUnits, Sensitivity: sensitivity.DistinctUnits(c)}}
+			} else {
+				// A unit brings at most MaxRows rows to a group, each at most
+				// one new distinct value.
+				agg.Quantities = []Quantity{{Kind: QDistinct, Sensitivity: sensitivity.Count(c)}}
+			}
 		case AggSum:
 			agg.Quantities = []Quantity{{Kind: QSum, Sensitivity: sensitivity.Sum(agg.Lower, agg.Upper, c)}}
 		case AggAvg:
 			agg.Quantities = []Quantity{
+				{Kind: QCenteredSum, Sensitivity: sensitivity.CenteredSum(agg.Lower, agg.Upper, c)},
+				{Kind: QCount, Sensitivity: sensitivity.Count(c)},
+			}
+		case AggVar, AggStddev:
+			agg.Quantities = []Quantity{
+				{Kind: QCenteredSquares, Sensitivity: sensitivity.CenteredSquares(agg.Lower, agg.Upper, c)},
 				{Kind: QCenteredSum, Sensitivity: sensitivity.CenteredSum(agg.Lower, agg.Upper, c)},
 				{Kind: QCount, Sensitivity: sensitivity.Count(c)},
 			}
@@ -598,4 +644,14 @@ func walk(e parser.Expr, visit func(parser.Expr) bool) {
 	case *parser.Interval:
 		walk(n.Value, visit)
 	}
+}
+
+// isUnit reports whether e is the table's privacy unit column.
+func (a *analysis) isUnit(e parser.Expr) bool {
+	ref, ok := e.(*parser.ColumnRef)
+	if !ok || a.table.UnitIsRow() {
+		return false
+	}
+	name, err := a.column(ref)
+	return err == nil && name == strings.ToLower(a.table.PrivacyUnit)
 }

@@ -62,7 +62,9 @@ func TestAnalyzeRefusesRowLevelReads(t *testing.T) {
 		"SELECT sex, age, COUNT(*) FROM pums GROUP BY sex":    "column age",
 		"SELECT COUNT(*) FROM pums GROUP BY pid":              "privacy unit",
 		"SELECT COUNT(*) FROM pums GROUP BY id":               "unique column",
-		"SELECT SUM(educ) FROM pums":                          "public bounds",
+		"SELECT SUM(educ) FROM pums":                          "needs a public bound for educ",
+		"SELECT AVG(income / (age - 50)) FROM pums":           "the divisor can be 0",
+		"SELECT COUNT(*) FROM pums GROUP BY pid * 2":          "privacy unit",
 		"SELECT MAX(age) FROM pums":                           "MAX over raw values",
 		"SELECT DISTINCT sex FROM pums":                       "DISTINCT",
 		"SELECT COUNT(*) FROM pums WHERE age IN (SELECT 1)":   "subqueries",
@@ -85,9 +87,8 @@ func TestAnalyzeRefusesRowLevelReads(t *testing.T) {
 func TestAnalyzeUnsupportedAndUnknown(t *testing.T) {
 	cases := map[string]string{
 		"SELECT COUNT(*) FROM pums p JOIN adult a ON p.age = a.age": "joins",
-		"SELECT COUNT(DISTINCT age) FROM pums":                      "DISTINCT",
-		"SELECT SUM(age * 2) FROM pums":                             "expressions inside SUM",
-		"SELECT COUNT(*) FROM pums GROUP BY age + 1":                "GROUP BY on an expression",
+		"SELECT sex, COUNT(DISTINCT age) FROM pums GROUP BY sex":    "COUNT(DISTINCT `age`) with GROUP BY",
+		"SELECT SUM(DISTINCT age) FROM pums":                        "SUM(DISTINCT",
 		"SELECT COUNT(nope) FROM pums":                              "unknown column 'nope'",
 		"SELECT COUNT(*) FROM pums x WHERE y.age > 1":               "unknown column 'y.age'",
 	}
@@ -125,13 +126,13 @@ func TestPlanQuantitiesAndSensitivity(t *testing.T) {
 	if p.PartitionSelection {
 		t.Error("sex has public values: no partition selection needed")
 	}
-	for _, want := range []string{"ROW_NUMBER() OVER (PARTITION BY `pid`, `sex` ORDER BY RAND())", "dp_row_rank <= 2", "dp_group_rank <= 3", "`sex` IN (?, ?)", "(`age` > ?)"} {
+	for _, want := range []string{"ROW_NUMBER() OVER (PARTITION BY `pid`, `sex` ORDER BY RAND())", "dp_row_rank <= 2", "dp_group_rank <= 3", "`sex` IN (0, 1)", "(`age` > 30)"} {
 		if !strings.Contains(p.SQL, want) {
 			t.Errorf("SQL lacks %q:\n%s", want, p.SQL)
 		}
 	}
-	if len(p.Args) != 3 || p.Args[0] != int64(30) {
-		t.Errorf("args %v, want the parameter then the two public values", p.Args)
+	if len(p.Args) != 0 {
+		t.Errorf("args %v: values are written inline", p.Args)
 	}
 }
 
@@ -152,5 +153,105 @@ func TestRowUnitPlanIsOneLevel(t *testing.T) {
 	}
 	if !strings.Contains(p.SQL, `"age" < 18`) || !strings.Contains(p.SQL, `- 54)`) {
 		t.Errorf("clamping or centring missing:\n%s", p.SQL)
+	}
+}
+
+func TestExpressionsInsideAggregates(t *testing.T) {
+	cases := []struct {
+		sql          string
+		lower, upper float64
+		intValued    bool
+	}{
+		{"SELECT SUM(age * 2) FROM pums", 0, 200, true},
+		{"SELECT AVG(income / 1000) FROM pums", 0, 500, false},
+		{"SELECT SUM(CASE WHEN age > 60 THEN 1 ELSE 0 END) FROM pums", 0, 1, true},
+		{"SELECT SUM(age > 60) FROM pums", 0, 1, true},
+		{"SELECT AVG(income - age) FROM pums", -100, 500000, false},
+		{"SELECT SUM(ABS(age - 50)) FROM pums", 0, 50, true},
+		{"SELECT VAR_POP(FLOOR(age / 10)) FROM pums", 0, 10, false},
+	}
+	for _, tc := range cases {
+		p, err := analyze(t, tc.sql, parser.MySQL)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		a := p.Aggs[0]
+		if a.Lower != tc.lower || a.Upper != tc.upper || a.IntValued != tc.intValued {
+			t.Errorf("%s: bound [%v, %v] int=%v, want [%v, %v] int=%v", tc.sql, a.Lower, a.Upper, a.IntValued, tc.lower, tc.upper, tc.intValued)
+		}
+		// The argument is clamped to its derived bound in the backend.
+		if !strings.Contains(p.SQL, "THEN "+number(tc.upper)+" ELSE") {
+			t.Errorf("%s: the argument is not clamped to %v:\n%s", tc.sql, tc.upper, p.SQL)
+		}
+	}
+}
+
+func TestGroupByExpressionDerivesPublicValues(t *testing.T) {
+	p, err := analyze(t, "SELECT FLOOR(age / 10) * 10 AS decade, COUNT(*) FROM pums GROUP BY decade ORDER BY decade", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := p.Keys[0]
+	if p.PartitionSelection || len(k.Public) != 11 || k.Public[0] != int64(0) || k.Public[10] != int64(100) {
+		t.Errorf("decades over age in [0, 100]: public %v, selection %v", k.Public, p.PartitionSelection)
+	}
+	// The select list refers to the released key, not to age.
+	if ref, ok := p.Items[0].Expr.(*parser.ColumnRef); !ok || ref.Name != k.Name {
+		t.Errorf("item 0 is %#v, want a reference to %s", p.Items[0].Expr, k.Name)
+	}
+	p, err = analyze(t, "SELECT CASE WHEN sex = 1 THEN 'm' ELSE 'f' END AS s, AVG(age) FROM pums GROUP BY 1", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Keys[0].Public; len(got) != 2 || got[0] != "f" || got[1] != "m" {
+		t.Errorf("CASE over sex: public %v, want [f m]", got)
+	}
+	p, err = analyze(t, "SELECT LOWER(notes), COUNT(*) FROM pums GROUP BY LOWER(notes)", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.PartitionSelection {
+		t.Error("LOWER(notes) has no public domain: partition selection is needed")
+	}
+}
+
+func TestDistinctAndVariance(t *testing.T) {
+	p, err := analyze(t, "SELECT COUNT(DISTINCT pid), STDDEV(age), VAR_SAMP(age) FROM pums", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := p.Aggs[0].Quantities[0]; q.Kind != QUnits || q.Sensitivity.L1 != 1 {
+		t.Errorf("COUNT(DISTINCT pid): %+v, want distinct units with sensitivity 1", q)
+	}
+	if q := p.Aggs[1].Quantities[0]; q.Kind != QCenteredSquares || q.Sensitivity.L1 != 2*50*50 {
+		t.Errorf("STDDEV second moment: %+v, want L1 2·50²", q)
+	}
+	if !p.Aggs[2].Sample || p.Aggs[1].Sample {
+		t.Error("VAR_SAMP is the sample form, STDDEV the population one")
+	}
+	if !strings.Contains(p.SQL, "COUNT(DISTINCT dp_unit)") {
+		t.Errorf("distinct units not counted:\n%s", p.SQL)
+	}
+	p, err = analyze(t, "SELECT sex, COUNT(DISTINCT workclass) FROM adult GROUP BY sex", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := p.Aggs[0].Quantities[0]; q.Kind != QDistinct || q.Sensitivity.L1 != 1 {
+		t.Errorf("COUNT(DISTINCT workclass) over adult: %+v", q)
+	}
+}
+
+func TestStringLiteralsAreEscapedPerDialect(t *testing.T) {
+	const evil = `O'Brien \' OR 1=1 --`
+	for d, want := range map[parser.Dialect]string{
+		parser.MySQL:      "_utf8mb4 X'4f27427269656e205c27204f5220313d31202d2d'",
+		parser.PostgreSQL: `E'O''Brien \\'' OR 1=1 --'`,
+		parser.SQLite:     `'O''Brien \'' OR 1=1 --'`,
+	} {
+		r := &renderer{dialect: d}
+		if got := r.bind(evil); got != want {
+			t.Errorf("%v: %s, want %s", d, got, want)
+		}
 	}
 }

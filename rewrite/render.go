@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,11 +15,14 @@ import (
 type renderer struct {
 	dialect parser.Dialect
 	params  []any // the client's parameters ("?" / "$n"), by index
-	args    []any // bind arguments of the backend statement, in order
+	args    []any // bind arguments of the backend statement (none: values are inline)
 	// column renders a column reference; nil means the bare quoted name.
 	column func(*parser.ColumnRef) (string, error)
 	// aggregates may be rendered (public tables only).
 	aggregates map[string]bool
+	// display renders strings as plain 'quoted' text, for messages and
+	// canonical forms; never for SQL sent to a backend.
+	display bool
 }
 
 func (r *renderer) ident(name string) string { return quoteIdent(r.dialect, name) }
@@ -30,13 +34,51 @@ func quoteIdent(d parser.Dialect, name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
-// bind adds a bind argument and returns its placeholder.
+// bind renders a value as an SQL literal of the dialect. Values are written
+// inline rather than as bind parameters because the same expression may be
+// rendered several times in one statement (a GROUP BY key appears in the
+// select list, the window partition and the public-value filter), which
+// positional "?" parameters cannot follow. Strings are escaped so that no
+// SQL mode can change their meaning: MySQL gets a hex literal with a
+// character-set introducer (immune to NO_BACKSLASH_ESCAPES and
+// ANSI_QUOTES), PostgreSQL an E” string with both quote and backslash
+// escaped, SQLite a ” string (SQLite has no backslash escapes).
 func (r *renderer) bind(v any) string {
-	r.args = append(r.args, v)
-	if r.dialect == parser.PostgreSQL {
-		return "$" + strconv.Itoa(len(r.args))
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case float64:
+		return number(x)
+	case bool:
+		if x {
+			return "TRUE"
+		}
+		return "FALSE"
+	case []byte:
+		return r.stringLiteral(string(x))
+	case string:
+		return r.stringLiteral(x)
 	}
-	return "?"
+	return r.stringLiteral(fmt.Sprint(v))
+}
+
+func (r *renderer) stringLiteral(s string) string {
+	if r.display {
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	switch r.dialect {
+	case parser.MySQL:
+		return "_utf8mb4 X'" + hex.EncodeToString([]byte(s)) + "'"
+	case parser.PostgreSQL:
+		return "E'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'"
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // random is the dialect's uniform random function, used to pick which rows
@@ -91,11 +133,7 @@ func (r *renderer) expr(e parser.Expr) (string, error) {
 		if e.Index < 0 || e.Index >= len(r.params) {
 			return "", fmt.Errorf("parameter %d has no value", e.Index+1)
 		}
-		v := r.params[e.Index]
-		if v == nil {
-			return "NULL", nil
-		}
-		return r.bind(v), nil
+		return r.bind(r.params[e.Index]), nil
 	case *parser.Unary:
 		x, err := r.expr(e.X)
 		if err != nil {

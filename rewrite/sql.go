@@ -19,6 +19,41 @@ import (
 // backend. A row-unit table needs neither: each row is its own unit and lies
 // in one group.
 func (a *analysis) buildSQL() error {
+	r := a.sqlRenderer()
+	where, err := a.whereSQL(r)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, len(a.plan.Keys))
+	for i, k := range a.plan.Keys {
+		if keys[i], err = r.expr(k.Expr); err != nil {
+			return err
+		}
+	}
+	args, argSQL, err := a.argumentsSQL(r)
+	if err != nil {
+		return err
+	}
+	table := r.ident(a.table.Name)
+	var sql string
+	switch {
+	case a.table.UnitIsRow():
+		sql = a.rowUnitSQL(r, table, where, keys, argSQL)
+	case len(keys) == 0:
+		sql = a.oneGroupSQL(r, table, where, args, argSQL)
+	default:
+		if err := a.noDistinct(); err != nil {
+			return err
+		}
+		sql = a.columnUnitSQL(r, table, where, keys, args, argSQL)
+	}
+	a.plan.SQL = sql
+	a.plan.Args = r.args
+	return nil
+}
+
+// sqlRenderer renders expressions over the query's one table.
+func (a *analysis) sqlRenderer() *renderer {
 	r := &renderer{dialect: a.in.Dialect, params: a.in.Params}
 	r.column = func(ref *parser.ColumnRef) (string, error) {
 		name, err := a.column(ref)
@@ -27,23 +62,42 @@ func (a *analysis) buildSQL() error {
 		}
 		return r.ident(name), nil
 	}
-	where, err := a.whereSQL(r)
-	if err != nil {
-		return err
+	return r
+}
+
+// argumentsSQL renders each distinct aggregate argument once. args lists the
+// keys in order; argSQL maps an argument key to its SQL.
+func (a *analysis) argumentsSQL(r *renderer) ([]string, map[string]string, error) {
+	var args []string
+	argSQL := map[string]string{}
+	for _, agg := range a.plan.Aggs {
+		if agg.Arg == nil {
+			continue
+		}
+		if _, ok := argSQL[agg.Key]; ok {
+			continue
+		}
+		s, err := r.expr(agg.Arg)
+		if err != nil {
+			return nil, nil, err
+		}
+		args = append(args, agg.Key)
+		argSQL[agg.Key] = s
 	}
-	table := r.ident(a.table.Name)
-	keys := make([]string, len(a.plan.Keys))
-	for i, k := range a.plan.Keys {
-		keys[i] = r.ident(k.Name)
+	return args, argSQL, nil
+}
+
+// noDistinct refuses COUNT(DISTINCT col) over a grouped unit table: the
+// per-(unit, group) pre-aggregation that bounds groups cannot carry distinct
+// values. Distinct persons (COUNT(DISTINCT unit)) are fine.
+func (a *analysis) noDistinct() error {
+	for _, agg := range a.plan.Aggs {
+		for _, q := range agg.Quantities {
+			if q.Kind == QDistinct {
+				return unsupported("COUNT(DISTINCT %s) with GROUP BY over a table whose privacy unit is a column (count distinct %s instead)", agg.Key, a.table.PrivacyUnit)
+			}
+		}
 	}
-	var sql string
-	if a.table.UnitIsRow() {
-		sql = a.rowUnitSQL(r, table, where, keys)
-	} else {
-		sql = a.columnUnitSQL(r, table, where, keys)
-	}
-	a.plan.SQL = sql
-	a.plan.Args = r.args
 	return nil
 }
 
@@ -62,11 +116,15 @@ func (a *analysis) whereSQL(r *renderer) (string, error) {
 		if k.Public == nil {
 			continue
 		}
+		s, err := r.expr(k.Expr)
+		if err != nil {
+			return "", err
+		}
 		vals := make([]string, len(k.Public))
 		for i, v := range k.Public {
 			vals[i] = r.bind(v)
 		}
-		conds = append(conds, r.ident(k.Name)+" IN ("+strings.Join(vals, ", ")+")")
+		conds = append(conds, s+" IN ("+strings.Join(vals, ", ")+")")
 	}
 	if len(conds) == 0 {
 		return "", nil
@@ -75,121 +133,128 @@ func (a *analysis) whereSQL(r *renderer) (string, error) {
 }
 
 // quantitySQL is the aggregate computing one quantity over rows whose
-// argument column is arg.
-func (r *renderer) quantitySQL(agg *Aggregate, q Quantity, arg string) string {
+// argument is arg (SQL); units is the SQL of the privacy unit.
+func (r *renderer) quantitySQL(agg *Aggregate, q Quantity, arg, units string) string {
+	mid := number((agg.Lower + agg.Upper) / 2)
 	switch q.Kind {
 	case QSum:
 		return "SUM(" + r.clamp(arg, agg.Lower, agg.Upper) + ")"
 	case QCenteredSum:
-		mid := (agg.Lower + agg.Upper) / 2
-		return "SUM(" + r.clamp(arg, agg.Lower, agg.Upper) + " - " + number(mid) + ")"
+		return "SUM(" + r.clamp(arg, agg.Lower, agg.Upper) + " - " + mid + ")"
+	case QCenteredSquares:
+		d := "(" + r.clamp(arg, agg.Lower, agg.Upper) + " - " + mid + ")"
+		return "SUM(" + d + " * " + d + ")"
+	case QDistinct:
+		return "COUNT(DISTINCT " + arg + ")"
+	case QUnits:
+		return "COUNT(DISTINCT " + units + ")"
 	}
-	if agg.Column == "" {
+	if agg.Arg == nil {
 		return "COUNT(*)"
 	}
 	return "COUNT(" + arg + ")"
 }
 
-func (a *analysis) rowUnitSQL(r *renderer, table, where string, keys []string) string {
-	var cols []string
-	cols = append(cols, keys...)
-	pos := len(keys)
+// placeQuantities numbers every quantity's result column from pos on and
+// returns the next free position.
+func (a *analysis) placeQuantities(pos int, emit func(agg *Aggregate, q *Quantity)) int {
 	for _, agg := range a.plan.Aggs {
 		for qi := range agg.Quantities {
 			q := &agg.Quantities[qi]
 			q.Column = pos
 			pos++
-			cols = append(cols, r.quantitySQL(agg, *q, r.ident(agg.Column)))
+			emit(agg, q)
 		}
 	}
-	a.plan.UnitsColumn = pos
+	return pos
+}
+
+func (a *analysis) rowUnitSQL(r *renderer, table, where string, keys []string, argSQL map[string]string) string {
+	cols := append([]string{}, keys...)
+	a.plan.UnitsColumn = a.placeQuantities(len(keys), func(agg *Aggregate, q *Quantity) {
+		if q.Kind == QUnits { // each row is a unit
+			cols = append(cols, "COUNT(*)")
+			return
+		}
+		cols = append(cols, r.quantitySQL(agg, *q, argSQL[agg.Key], ""))
+	})
 	cols = append(cols, "COUNT(*)")
 	sql := "SELECT " + strings.Join(cols, ", ") + " FROM " + table + where
 	if len(keys) > 0 {
-		sql += " GROUP BY " + strings.Join(keys, ", ")
+		sql += " GROUP BY " + ordinals(len(keys))
 	}
 	return sql
 }
 
-func (a *analysis) columnUnitSQL(r *renderer, table, where string, keys []string) string {
+// unitRows is the innermost level for a unit-column table: one row per base
+// row, with its unit, keys and aggregate arguments, ranked randomly within
+// (unit, group).
+func (a *analysis) unitRows(r *renderer, table, where string, keys, args []string, argSQL map[string]string) (string, map[string]string) {
 	unit := r.ident(strings.ToLower(a.table.PrivacyUnit))
-	kAlias := make([]string, len(keys))
-	for i := range keys {
-		kAlias[i] = "dp_k" + strconv.Itoa(i)
-	}
-	// Innermost: one row per base row, with its unit, keys and argument
-	// columns, ranked randomly within (unit, group).
-	argAlias := map[string]string{}
 	inner := []string{unit + " AS dp_unit"}
 	for i, k := range keys {
-		inner = append(inner, k+" AS "+kAlias[i])
+		inner = append(inner, k+" AS dp_k"+strconv.Itoa(i))
 	}
-	for _, agg := range a.plan.Aggs {
-		if agg.Column == "" {
-			continue
-		}
-		if _, ok := argAlias[agg.Column]; !ok {
-			alias := "dp_a" + strconv.Itoa(len(argAlias))
-			argAlias[agg.Column] = alias
-			inner = append(inner, r.ident(agg.Column)+" AS "+alias)
-		}
+	alias := map[string]string{}
+	for i, key := range args {
+		alias[key] = "dp_a" + strconv.Itoa(i)
+		inner = append(inner, argSQL[key]+" AS "+alias[key])
 	}
 	partition := append([]string{unit}, keys...)
 	inner = append(inner, fmt.Sprintf("ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS dp_row_rank",
 		strings.Join(partition, ", "), r.random()))
-	rows := "SELECT " + strings.Join(inner, ", ") + " FROM " + table + where
-	if len(keys) == 0 {
-		return a.oneGroupSQL(r, rows, argAlias)
-	}
+	return "SELECT " + strings.Join(inner, ", ") + " FROM " + table + where, alias
+}
 
+// oneGroupSQL is the unit-column plan without GROUP BY: one group, so no unit
+// can exceed the group bound and only the row bound applies, in one window
+// pass.
+func (a *analysis) oneGroupSQL(r *renderer, table, where string, args []string, argSQL map[string]string) string {
+	rows, alias := a.unitRows(r, table, where, nil, args, argSQL)
+	var cols []string
+	a.plan.UnitsColumn = a.placeQuantities(0, func(agg *Aggregate, q *Quantity) {
+		cols = append(cols, r.quantitySQL(agg, *q, alias[agg.Key], "dp_unit"))
+	})
+	cols = append(cols, "COUNT(DISTINCT dp_unit)")
+	return "SELECT " + strings.Join(cols, ", ") + " FROM (" + rows + ") dp_rows WHERE dp_row_rank <= " +
+		strconv.Itoa(a.plan.Contribution.MaxRows)
+}
+
+func (a *analysis) columnUnitSQL(r *renderer, table, where string, keys, args []string, argSQL map[string]string) string {
+	rows, alias := a.unitRows(r, table, where, keys, args, argSQL)
+	kAlias := make([]string, len(keys))
+	for i := range keys {
+		kAlias[i] = "dp_k" + strconv.Itoa(i)
+	}
 	// Middle: one row per (unit, group) with partial quantities, ranked
 	// randomly within the unit.
-	middle := []string{"dp_unit"}
-	middle = append(middle, kAlias...)
+	middle := append([]string{"dp_unit"}, kAlias...)
 	outer := append([]string{}, kAlias...)
-	pos := len(keys)
-	for _, agg := range a.plan.Aggs {
-		for qi := range agg.Quantities {
-			q := &agg.Quantities[qi]
-			q.Column = pos
-			name := "dp_q" + strconv.Itoa(pos)
-			pos++
-			middle = append(middle, r.quantitySQL(agg, *q, argAlias[agg.Column])+" AS "+name)
-			outer = append(outer, "SUM("+name+")")
+	a.plan.UnitsColumn = a.placeQuantities(len(keys), func(agg *Aggregate, q *Quantity) {
+		name := "dp_q" + strconv.Itoa(q.Column)
+		if q.Kind == QUnits { // one middle row per (unit, group)
+			middle = append(middle, "1 AS "+name)
+		} else {
+			middle = append(middle, r.quantitySQL(agg, *q, alias[agg.Key], "")+" AS "+name)
 		}
-	}
-	a.plan.UnitsColumn = pos
+		outer = append(outer, "SUM("+name+")")
+	})
 	outer = append(outer, "COUNT(*)")
 	middle = append(middle, fmt.Sprintf("ROW_NUMBER() OVER (PARTITION BY dp_unit ORDER BY %s) AS dp_group_rank", r.random()))
 	groups := "SELECT " + strings.Join(middle, ", ") + " FROM (" + rows + ") dp_rows" +
 		" WHERE dp_row_rank <= " + strconv.Itoa(a.plan.Contribution.MaxRows) +
 		" GROUP BY " + strings.Join(append([]string{"dp_unit"}, kAlias...), ", ")
-
-	sql := "SELECT " + strings.Join(outer, ", ") + " FROM (" + groups + ") dp_groups" +
-		" WHERE dp_group_rank <= " + strconv.Itoa(a.plan.Contribution.MaxGroups)
-	if len(keys) > 0 {
-		sql += " GROUP BY " + strings.Join(kAlias, ", ")
-	}
-	return sql
+	return "SELECT " + strings.Join(outer, ", ") + " FROM (" + groups + ") dp_groups" +
+		" WHERE dp_group_rank <= " + strconv.Itoa(a.plan.Contribution.MaxGroups) +
+		" GROUP BY " + strings.Join(kAlias, ", ")
 }
 
-// oneGroupSQL is columnUnitSQL without GROUP BY: one group, so no unit can
-// exceed the group bound and the per-unit grouping level is not needed; the
-// row bound alone is applied, in one window pass. No partition selection
-// happens, so the unit count is not computed (0).
-func (a *analysis) oneGroupSQL(r *renderer, rows string, argAlias map[string]string) string {
-	var cols []string
-	pos := 0
-	for _, agg := range a.plan.Aggs {
-		for qi := range agg.Quantities {
-			q := &agg.Quantities[qi]
-			q.Column = pos
-			pos++
-			cols = append(cols, r.quantitySQL(agg, *q, argAlias[agg.Column]))
-		}
+// ordinals is "1, 2, ..., n": GROUP BY the first n select-list items, so a
+// key expression is written once.
+func ordinals(n int) string {
+	o := make([]string, n)
+	for i := range o {
+		o[i] = strconv.Itoa(i + 1)
 	}
-	a.plan.UnitsColumn = pos
-	cols = append(cols, "0")
-	return "SELECT " + strings.Join(cols, ", ") + " FROM (" + rows + ") dp_rows WHERE dp_row_rank <= " +
-		strconv.Itoa(a.plan.Contribution.MaxRows)
+	return strings.Join(o, ", ")
 }

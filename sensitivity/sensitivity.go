@@ -76,3 +76,10 @@ func CenteredSum(lower, upper float64, c Contribution) Sensitivity {
 func DistinctUnits(c Contribution) Sensitivity {
 	return Sensitivity{L1: float64(c.MaxGroups), L2: math.Sqrt(float64(c.MaxGroups))}
 }
+
+// CenteredSquares is SUM((clamp(x) − mid)²), the second moment of VAR and
+// STDDEV: one row adds at most ((upper−lower)/2)².
+func CenteredSquares(lower, upper float64, c Contribution) Sensitivity {
+	h := (upper - lower) / 2
+	return perRow(h*h, c)
+}

@@ -37,7 +37,6 @@ type conn struct {
 	raw net.Conn // the accepted socket, beneath TLS
 	nc  net.Conn // raw, or the TLS connection over it
 	pid uint32
-	key [4]byte // BackendKeyData secret, checked by CancelRequest
 	log *slog.Logger
 
 	ctx    context.Context // cancelled when the connection ends
@@ -45,6 +44,8 @@ type conn struct {
 
 	mu         sync.Mutex
 	stmtCancel context.CancelCauseFunc // the running statement's, or nil
+	key        [4]byte                 // BackendKeyData secret, checked by CancelRequest
+	keySet     bool                    // key was drawn and sent
 
 	be       *pgproto3.Backend // after the startup packet
 	user     string
@@ -110,8 +111,12 @@ func (c *conn) finish() {
 	c.s.forget(c)
 }
 
+// keyMatches checks a CancelRequest's secret key, in constant time. No
+// key matches before the connection has sent its own.
 func (c *conn) keyMatches(key []byte) bool {
-	return subtle.ConstantTimeCompare(key, c.key[:]) == 1
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.keySet && subtle.ConstantTimeCompare(key, c.key[:]) == 1
 }
 
 // cancelStatement cancels the running statement, if any (CancelRequest).

@@ -91,7 +91,7 @@ func (c *conn) startup() bool {
 		return false
 	}
 	c.mu.Lock()
-	c.key = key
+	c.key, c.keySet = key, true
 	c.mu.Unlock()
 
 	c.be.Send(&pgproto3.AuthenticationOk{})
@@ -220,9 +220,7 @@ func readStartupPacket(r io.Reader) (pgproto3.FrontendMessage, error) {
 		return nil, err
 	}
 	code := binary.BigEndian.Uint32(body)
-	var msg interface {
-		pgproto3.FrontendMessage
-	}
+	var msg pgproto3.FrontendMessage
 	switch {
 	case code == codeSSLRequest:
 		msg = &pgproto3.SSLRequest{}
