@@ -186,3 +186,19 @@ func (p *dpParser) showPrivacyLedger() (Statement, error) {
 	}
 	return out, p.end()
 }
+
+// explainPrivacy parses, after EXPLAIN PRIVACY, a query of the front door's
+// dialect: the rest of the statement goes to that dialect's parser.
+func (p *dpParser) explainPrivacy() (Statement, error) {
+	if p.tok.kind == dpEOF {
+		return nil, p.errorf("EXPLAIN PRIVACY needs a SELECT")
+	}
+	stmt, n, err := Parse(p.lex.src[p.tok.pos:], p.dialect)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := stmt.(*Select); !ok {
+		return nil, &UnsupportedError{What: "EXPLAIN PRIVACY of anything but a SELECT"}
+	}
+	return &ExplainPrivacy{Select: stmt, Params: n}, nil
+}

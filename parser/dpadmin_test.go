@@ -59,3 +59,26 @@ func TestAdminStatementErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestExplainPrivacy(t *testing.T) {
+	stmt, n, err := Parse("EXPLAIN PRIVACY SELECT sex, COUNT(*) FROM adult WHERE age > ? GROUP BY sex", MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, ok := stmt.(*ExplainPrivacy)
+	if !ok || ex.Params != 1 || n != 0 {
+		t.Fatalf("got %#v, %d", stmt, n)
+	}
+	if sel, ok := ex.Select.(*Select); !ok || len(sel.GroupBy) != 1 {
+		t.Errorf("embedded select: %#v", ex.Select)
+	}
+	for sql, want := range map[string]string{
+		"EXPLAIN PRIVACY":             "needs a SELECT",
+		"EXPLAIN PRIVACY SHOW TABLES": "anything but a SELECT",
+		"EXPLAIN PRIVACY SELEC 1":     "syntax",
+	} {
+		if _, _, err := Parse(sql, MySQL); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error mentioning %q", sql, err, want)
+		}
+	}
+}

@@ -15,15 +15,22 @@ type dpRule struct {
 
 // dpRules lists dpproxy's statements. To add one, add its leading keywords
 // here and write its rule as a dpParser method below.
-var dpRules = []dpRule{
-	{"SHOW", "PRIVACY", (*dpParser).showPrivacy},
-	{"SET", "PRIVACY", (*dpParser).setPrivacyBudget},
-	{"RESET", "PRIVACY", (*dpParser).resetPrivacyBudget},
+var dpRules []dpRule
+
+// init fills dpRules: EXPLAIN PRIVACY parses the query it embeds with Parse,
+// which looks rules up, so the table cannot be a plain initialised variable.
+func init() {
+	dpRules = []dpRule{
+		{"SHOW", "PRIVACY", (*dpParser).showPrivacy},
+		{"SET", "PRIVACY", (*dpParser).setPrivacyBudget},
+		{"RESET", "PRIVACY", (*dpParser).resetPrivacyBudget},
+		{"EXPLAIN", "PRIVACY", (*dpParser).explainPrivacy},
+	}
 }
 
 // parseDPStatement parses sql when it is one of dpproxy's statements. ok is
 // false when sql does not start like one; then sql is for the dialect parser.
-func parseDPStatement(sql string) (stmt Statement, ok bool, err error) {
+func parseDPStatement(sql string, d Dialect) (stmt Statement, ok bool, err error) {
 	lex := dpLexer{src: sql}
 	first, err := lex.next()
 	if err != nil || first.kind != dpIdent {
@@ -37,7 +44,7 @@ func parseDPStatement(sql string) (stmt Statement, ok bool, err error) {
 		if !first.keyword(r.first) || !second.keyword(r.second) {
 			continue
 		}
-		p := &dpParser{lex: lex, prev: first.text + " " + second.text}
+		p := &dpParser{lex: lex, prev: first.text + " " + second.text, dialect: d}
 		if err := p.advance(); err != nil {
 			return nil, true, err
 		}
@@ -50,9 +57,10 @@ func parseDPStatement(sql string) (stmt Statement, ok bool, err error) {
 // dpParser is a recursive-descent parser over dpLexer tokens with one token
 // of lookahead (tok).
 type dpParser struct {
-	lex  dpLexer
-	tok  dpToken
-	prev string // the tokens consumed so far, as typed, for error messages
+	lex     dpLexer
+	tok     dpToken
+	prev    string  // the tokens consumed so far, as typed, for error messages
+	dialect Dialect // of the front door, for statements that embed SQL
 }
 
 func (p *dpParser) advance() error {

@@ -6,6 +6,10 @@ import "fmt"
 // message (a MySQL client shows it with error 1064, psql with 42601).
 type SyntaxError struct {
 	Msg string
+	// Position is where the error is, as a 1-based character (not byte)
+	// offset into the statement, as PostgreSQL's ErrorResponse reports it
+	// (field P); 0 when the parser gives none.
+	Position int
 }
 
 func (e *SyntaxError) Error() string { return e.Msg }

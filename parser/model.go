@@ -64,12 +64,20 @@ type SelectItem struct {
 	// Text is the item's original SQL text, used as the column name when
 	// there is no alias (MySQL names columns that way: "COUNT(*)").
 	Text string
+	// DefaultName is the name PostgreSQL gives an unaliased column
+	// (FigureColname in parse_target.c: "count" for COUNT(*), "?column?"
+	// for 1 + 1). Only the PostgreSQL front end sets it; a PostgreSQL
+	// client expects it rather than Text.
+	DefaultName string
 }
 
 // OrderItem is one ORDER BY key.
 type OrderItem struct {
 	Expr Expr
 	Desc bool
+	// Nulls is "first" or "last" for an explicit NULLS FIRST / NULLS LAST
+	// (PostgreSQL), "" for the dialect's default placement.
+	Nulls string
 }
 
 // Limit is LIMIT count [OFFSET offset]; either may be nil.
@@ -102,6 +110,17 @@ type DerivedTable struct {
 	Select Statement
 	Alias  string
 }
+
+// FuncTable is a set-returning function in FROM (PostgreSQL):
+// generate_series(1, 3) AS s(r), unnest(a) x. Columns is the alias's
+// column list.
+type FuncTable struct {
+	Func    *Func
+	Alias   string
+	Columns []string
+}
+
+func (*FuncTable) tableExpr() {}
 
 func (*TableName) tableExpr()    {}
 func (*Join) tableExpr()         {}
@@ -162,6 +181,7 @@ const (
 	OpBitOr  Op = "|"
 	OpConcat Op = "||" // PostgreSQL string concatenation
 	OpRegex  Op = "regexp"
+	OpIRegex Op = "iregexp" // PostgreSQL ~* (case-insensitive regular expression match)
 )
 
 // Unary is NOT x or -x.
@@ -188,6 +208,17 @@ type Func struct {
 	WithinGroup []OrderItem
 	// Over is set for window functions; the DP path refuses them.
 	Over bool
+	// Window is the OVER (...) specification when the front end keeps it
+	// (PostgreSQL; catalog queries of pgjdbc number columns with
+	// row_number() OVER (PARTITION BY ... ORDER BY ...)). Nil otherwise.
+	Window *WindowSpec
+}
+
+// WindowSpec is the PARTITION BY and ORDER BY of a window function's OVER
+// clause. Frame clauses and named windows are refused by the parser.
+type WindowSpec struct {
+	PartitionBy []Expr
+	OrderBy     []OrderItem
 }
 
 // When is one WHEN ... THEN ... arm of a CASE.
@@ -260,6 +291,38 @@ type Interval struct {
 	Value Expr
 	Unit  string
 }
+
+// Array is the PostgreSQL array constructor ARRAY[a, b, ...].
+type Array struct{ Items []Expr }
+
+// ArraySubquery is PostgreSQL's ARRAY(SELECT ...): the subquery's one
+// column collected into an array.
+type ArraySubquery struct{ Select Statement }
+
+// AnyOp is PostgreSQL's x op ANY (array) or, with All, x op ALL (array).
+// "x = ANY (ARRAY[1, 2])" with a literal array is an In instead.
+type AnyOp struct {
+	Op    Op
+	X     Expr
+	Array Expr
+	All   bool
+}
+
+// Subscript is the PostgreSQL array element x[i] (1-based).
+type Subscript struct{ X, Index Expr }
+
+// FieldSelect is PostgreSQL's selection of a field of a composite value,
+// (x).field.
+type FieldSelect struct {
+	X     Expr
+	Field string
+}
+
+func (*Array) expr()         {}
+func (*ArraySubquery) expr() {}
+func (*AnyOp) expr()         {}
+func (*Subscript) expr()     {}
+func (*FieldSelect) expr()   {}
 
 func (*ColumnRef) expr() {}
 func (*Literal) expr()   {}
@@ -354,6 +417,25 @@ type Write struct{ Verb string }
 // Explain is EXPLAIN <select> (a plain EXPLAIN; the engine refuses it on
 // private tables because a plan reveals row estimates).
 type Explain struct{ Stmt Statement }
+
+// Reset is PostgreSQL's RESET name / SET name TO DEFAULT: the setting goes
+// back to its default. Name is lower case; RESET ALL has Name "all".
+type Reset struct{ Name string }
+
+// Discard is PostgreSQL's DISCARD ALL | PLANS | SEQUENCES | TEMP (What, lower
+// case): connection poolers send DISCARD ALL to reset a session.
+type Discard struct{ What string }
+
+// Deallocate is PostgreSQL's DEALLOCATE [PREPARE] name | ALL: it drops a
+// prepared statement of the session (All: every one).
+type Deallocate struct {
+	Name string
+	All  bool
+}
+
+func (*Reset) statement()      {}
+func (*Discard) statement()    {}
+func (*Deallocate) statement() {}
 
 // Empty is a statement with no content (";" or a lone comment).
 type Empty struct{}

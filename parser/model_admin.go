@@ -30,3 +30,12 @@ type ShowPrivacyLedger struct {
 func (*SetPrivacyBudget) statement()   {}
 func (*ResetPrivacyBudget) statement() {}
 func (*ShowPrivacyLedger) statement()  {}
+
+// ExplainPrivacy is EXPLAIN PRIVACY <select>: what answering the query would
+// cost and how accurate each number would be, without running it.
+type ExplainPrivacy struct {
+	Select Statement
+	Params int // placeholders in the embedded query
+}
+
+func (*ExplainPrivacy) statement() {}

@@ -10,7 +10,7 @@ package parser
 // parser's own message; SQL that parses but that dpproxy cannot represent is
 // *UnsupportedError.
 func Parse(sql string, d Dialect) (Statement, int, error) {
-	if stmt, ok, err := parseDPStatement(sql); ok {
+	if stmt, ok, err := parseDPStatement(sql, d); ok {
 		if err != nil {
 			return nil, 0, err
 		}
@@ -20,7 +20,7 @@ func Parse(sql string, d Dialect) (Statement, int, error) {
 	case MySQL:
 		return parseMySQL(sql)
 	case PostgreSQL:
-		return nil, 0, &UnsupportedError{What: "the PostgreSQL dialect (not implemented yet)"}
+		return parsePG(sql)
 	}
 	return nil, 0, &UnsupportedError{What: "the " + d.String() + " dialect"}
 }
@@ -28,11 +28,11 @@ func Parse(sql string, d Dialect) (Statement, int, error) {
 // Fingerprint returns a normalised form of sql for the ledger and the answer
 // cache: literals are replaced by '?', whitespace, comments and keyword case
 // are normalised, so that "SELECT COUNT(*) FROM t WHERE a = 1" and
-// "select count(*)  from t where a=2" share one fingerprint.
+// "select count(*)  from t where a=2" share one fingerprint. For PostgreSQL
+// it is pg_query's fingerprint of the parse tree, a hex hash.
 func Fingerprint(sql string, d Dialect) string {
-	// The PostgreSQL dialect shares MySQL's normaliser until its front end
-	// (pg_query's own fingerprinting) lands; the token rules agree on the
-	// statements dpproxy answers.
-	_ = d
+	if d == PostgreSQL {
+		return fingerprintPG(sql)
+	}
 	return fingerprintMySQL(sql)
 }

@@ -16,28 +16,11 @@ import (
 // before the backend is even asked, and refunded if the backend fails, so no
 // answer can ever leave without its cost in the ledger.
 func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel *parser.Select, args []Value) (*Result, error) {
-	plan, err := rewrite.Analyze(rewrite.Input{
-		Select:   sel,
-		Policy:   s.engine.policy,
-		Schema:   s.engine,
-		Database: s.engine.database,
-		Dialect:  s.engine.backendDialect(),
-		Params:   args,
-	})
+	plan, rel, err := s.prepareRelease(sel, args)
 	if err != nil {
 		return nil, err
 	}
-	eps, delta, mech := s.budget()
-	if max := s.role.MaxEpsilonPerQuery; max > 0 && eps > max {
-		return nil, Errorf(CodeBadValue, "a query may spend at most ε=%g for role %s; SET dp_epsilon to a smaller value", max, s.role.Name)
-	}
-	rel, err := newRelease(plan, eps, delta, mech)
-	if err != nil {
-		return nil, err
-	}
-	if n := rel.publicGroups(); n > s.engine.maxGroups() {
-		return nil, Errorf(CodeRefused, "dpproxy refused the query: its public group keys make %d groups, more than the limit of %d", n, s.engine.maxGroups())
-	}
+	_, _, mech := s.budget()
 	receipt, err := s.engine.ledger.Charge(ctx, ledger.Charge{
 		User:        s.user.Name,
 		Role:        s.role.Name,

@@ -23,7 +23,7 @@ func statementKind(st parser.Statement) string {
 		return metrics.KindCatalog
 	case *parser.Show:
 		return metrics.KindCatalog
-	case *parser.ShowPrivacyBudget, *parser.SetPrivacyBudget, *parser.ResetPrivacyBudget, *parser.ShowPrivacyLedger:
+	case *parser.ShowPrivacyBudget, *parser.SetPrivacyBudget, *parser.ResetPrivacyBudget, *parser.ShowPrivacyLedger, *parser.ExplainPrivacy:
 		return metrics.KindAdmin
 	}
 	return metrics.KindSession

@@ -129,6 +129,8 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 		return nil, Errorf(CodeRefused, "EXPLAIN would reveal the backend's row estimates; dpproxy does not forward it")
 	case *parser.ShowPrivacyBudget:
 		return s.showBudget(ctx, st)
+	case *parser.ExplainPrivacy:
+		return s.explainPrivacy(ctx, st, args)
 	}
 	return nil, Errorf(CodeUnsupported, "unsupported statement %T", p.stmt)
 }

@@ -35,6 +35,8 @@ type Session interface {
 	Close()
 }
 
+var _ Session = (*proxy.Session)(nil)
+
 // Config configures a Server.
 type Config struct {
 	// Addr is the TCP address to listen on, e.g. "127.0.0.1:5433" (":0"

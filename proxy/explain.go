@@ -1,0 +1,129 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dpproxy/dpproxy/parser"
+	"github.com/dpproxy/dpproxy/rewrite"
+)
+
+// explainColumns are the columns of EXPLAIN PRIVACY.
+var explainColumns = []Column{
+	{Name: "aggregate", Type: TypeString},
+	{Name: "quantity", Type: TypeString},
+	{Name: "mechanism", Type: TypeString},
+	{Name: "sensitivity", Type: TypeFloat},
+	{Name: "noise_scale", Type: TypeFloat},
+	{Name: "epsilon", Type: TypeFloat},
+	{Name: "delta", Type: TypeFloat},
+	{Name: "ci95_half_width", Type: TypeFloat},
+}
+
+// explainPrivacy plans a query exactly as answering it would — same
+// analysis, same budget split, same mechanisms — and reports, per noisy
+// quantity, its mechanism, sensitivity, noise scale, share of ε and δ and
+// the half-width of its 95% noise interval, then the total charge. Nothing
+// is run in the backend and nothing is charged.
+func (s *Session) explainPrivacy(ctx context.Context, st *parser.ExplainPrivacy, args []Value) (*Result, error) {
+	if st.Params > len(args) {
+		return nil, Errorf(CodeBadValue, "the query has %d parameters; prepare EXPLAIN PRIVACY to give them", st.Params)
+	}
+	sel := st.Select.(*parser.Select)
+	for _, tn := range baseTables(sel.From) {
+		if t, ok := s.engine.policy.Table(tn.Name); !ok || t.Public {
+			return nil, Errorf(CodeUnsupported, "EXPLAIN PRIVACY explains queries over private tables; %s is not one", tn.Name)
+		}
+	}
+	plan, rel, err := s.prepareRelease(sel, args)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Columns: explainColumns}
+	for i, a := range plan.Aggs {
+		for j, q := range a.Quantities {
+			m := rel.mechs[i][j]
+			sens := q.Sensitivity.L1
+			if m.Name() == "gaussian" {
+				sens = q.Sensitivity.L2
+			}
+			res.Rows = append(res.Rows, []Value{aggregateText(a), quantityName(q.Kind), m.Name(),
+				sens, m.Scale(), m.Epsilon(), m.Delta(), m.ConfidenceHalfWidth(0.95)})
+		}
+	}
+	if sel := rel.selector; sel != nil {
+		res.Rows = append(res.Rows, []Value{"(partition selection)",
+			fmt.Sprintf("distinct persons per group ≥ %.4g", sel.Threshold()), "laplace threshold",
+			float64(plan.Contribution.MaxGroups), sel.Scale(), sel.Epsilon(), sel.Delta(), nil})
+	}
+	res.Rows = append(res.Rows, []Value{"(total charge)", "", s.mechanismName(), nil, nil, rel.epsilon, rel.delta, nil})
+	return res, nil
+}
+
+// prepareRelease is the planning half of a DP answer: analyse the query,
+// check the per-query limits, split the budget into mechanisms.
+func (s *Session) prepareRelease(sel *parser.Select, args []Value) (*rewrite.Plan, *release, error) {
+	plan, err := rewrite.Analyze(rewrite.Input{
+		Select:   sel,
+		Policy:   s.engine.policy,
+		Schema:   s.engine,
+		Database: s.engine.database,
+		Dialect:  s.engine.backendDialect(),
+		Params:   args,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	eps, delta, mech := s.budget()
+	if max := s.role.MaxEpsilonPerQuery; max > 0 && eps > max {
+		return nil, nil, Errorf(CodeBadValue, "a query may spend at most ε=%g for role %s; SET dp_epsilon to a smaller value", max, s.role.Name)
+	}
+	rel, err := newRelease(plan, eps, delta, mech)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n := rel.publicGroups(); n > s.engine.maxGroups() {
+		return nil, nil, Errorf(CodeRefused, "dpproxy refused the query: its public group keys make %d groups, more than the limit of %d", n, s.engine.maxGroups())
+	}
+	return plan, rel, nil
+}
+
+func (s *Session) mechanismName() string {
+	_, _, mech := s.budget()
+	return mech
+}
+
+// aggregateText names an aggregate as the analyst wrote it.
+func aggregateText(a *rewrite.Aggregate) string {
+	name := map[rewrite.AggKind]string{
+		rewrite.AggCount: "COUNT", rewrite.AggSum: "SUM", rewrite.AggAvg: "AVG",
+		rewrite.AggVar: "VAR_POP", rewrite.AggStddev: "STDDEV_POP", rewrite.AggCountDistinct: "COUNT",
+	}[a.Kind]
+	if a.Sample {
+		name = strings.Replace(name, "_POP", "_SAMP", 1)
+	}
+	switch {
+	case a.Arg == nil:
+		return name + "(*)"
+	case a.Kind == rewrite.AggCountDistinct:
+		return name + "(DISTINCT " + a.Key + ")"
+	}
+	return name + "(" + a.Key + ")"
+}
+
+func quantityName(k rewrite.QuantityKind) string {
+	switch k {
+	case rewrite.QSum:
+		return "sum"
+	case rewrite.QCenteredSum:
+		return "sum of (x - midpoint)"
+	case rewrite.QCenteredSquares:
+		return "sum of (x - midpoint)^2"
+	case rewrite.QDistinct:
+		return "distinct values"
+	case rewrite.QUnits:
+		return "distinct persons"
+	}
+	return "count"
+}
