@@ -220,13 +220,6 @@ func TestMySQLClientQueries(t *testing.T) {
 	}
 }
 
-func TestParsePostgreSQLNotYet(t *testing.T) {
-	_, _, err := Parse("SELECT 1", PostgreSQL)
-	if _, ok := err.(*UnsupportedError); !ok {
-		t.Fatalf("Parse(PostgreSQL) error = %v, want *UnsupportedError until its front end exists", err)
-	}
-}
-
 func TestFingerprint(t *testing.T) {
 	same := [][2]string{
 		{"SELECT COUNT(*) FROM t WHERE a = 1", "select count(*)  from t where a=2"},
