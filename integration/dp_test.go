@@ -351,3 +351,33 @@ func TestRicherAggregatesMatchBackend(t *testing.T) {
 		}
 	})
 }
+
+// EXPLAIN PRIVACY shows what a query would cost and how noisy each part
+// would be, without running or charging it.
+func TestExplainPrivacy(t *testing.T) {
+	forEach(t, func(t *testing.T, tg *target) {
+		c := tg.session(t, "tester", testerPassword)
+		mustExec(t, c, "SET dp_epsilon = 0.9")
+		before, _ := budget(t, c)
+		cols, rows := queryRows(t, c, "EXPLAIN PRIVACY SELECT sex, COUNT(*), AVG(age) FROM adult GROUP BY sex")
+		if cols[0] != "aggregate" || cols[7] != "ci95_half_width" || len(rows) != 4 {
+			t.Fatalf("EXPLAIN PRIVACY: %v\n%v", cols, rows)
+		}
+		sum := 0.0
+		for _, r := range rows[:3] {
+			sum += num(t, r[5])
+			if r[2] != "laplace" || num(t, r[4]) <= 0 || num(t, r[7]) <= num(t, r[4]) {
+				t.Errorf("row %v: want laplace with a positive scale and a 95%% half-width above it", r)
+			}
+		}
+		if rows[0][0] != "COUNT(*)" || num(t, rows[0][3]) != 1 {
+			t.Errorf("COUNT(*) over adult has sensitivity 1: %v", rows[0])
+		}
+		if total := num(t, rows[3][5]); math.Abs(total-0.9) > 1e-9 || math.Abs(sum-0.9) > 1e-9 {
+			t.Errorf("ε shares %v and total %v, want 0.9", sum, total)
+		}
+		if after, _ := budget(t, c); after != before {
+			t.Errorf("EXPLAIN PRIVACY charged %v", after-before)
+		}
+	})
+}

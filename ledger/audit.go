@@ -76,11 +76,11 @@ func (l *Ledger) scanAll(ctx context.Context, txn *badger.Txn, limit int, out *[
 		if err != nil {
 			return err
 		}
-		var rec record
+		var rec Record
 		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &rec) }); err != nil {
 			return fmt.Errorf("entry %s: %w", id, err)
 		}
-		*out = append(*out, rec.entry(id))
+		*out = append(*out, rec.Entry(id.String(), id.time()))
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func (l *Ledger) scanUser(ctx context.Context, txn *badger.Txn, user string, lim
 		if err != nil {
 			return err
 		}
-		var rec record
+		var rec Record
 		found, err := getJSON(txn, keyEntry(id), &rec)
 		if err != nil {
 			return err
@@ -108,7 +108,7 @@ func (l *Ledger) scanUser(ctx context.Context, txn *badger.Txn, user string, lim
 		if !found {
 			return fmt.Errorf("the index lists entry %s, which is missing", id)
 		}
-		*out = append(*out, rec.entry(id))
+		*out = append(*out, rec.Entry(id.String(), id.time()))
 	}
 	return nil
 }
@@ -120,4 +120,50 @@ func idFromKey(key []byte, prefixLen int) (entryID, error) {
 	}
 	copy(id[:], key[prefixLen:])
 	return id, nil
+}
+
+// Walk calls fn for every entry of the audit trail, oldest first, until fn
+// returns an error, which Walk returns. It reads one consistent snapshot.
+func (l *Ledger) Walk(ctx context.Context, fn func(Entry) error) error {
+	prefix := []byte(tagEntry)
+	err := l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			id, err := idFromKey(it.Item().Key(), len(prefix))
+			if err != nil {
+				return err
+			}
+			var rec Record
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &rec) }); err != nil {
+				return fmt.Errorf("entry %s: %w", id, err)
+			}
+			if err := fn(rec.Entry(id.String(), id.time())); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("ledger: walk the audit trail: %w", err)
+	}
+	return nil
+}
+
+// Totals returns what every user and every role pool has spent.
+func (l *Ledger) Totals(ctx context.Context) (users, roles map[string]Spent, err error) {
+	users, roles = map[string]Spent{}, map[string]Spent{}
+	err = l.db.View(func(txn *badger.Txn) error {
+		if err := scanJSON(ctx, txn, []byte(tagUser), func(name string, s *Spent) { users[name] = *s }); err != nil {
+			return err
+		}
+		return scanJSON(ctx, txn, []byte(tagPool), func(name string, s *Spent) { roles[name] = *s })
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("ledger: read the totals: %w", err)
+	}
+	return users, roles, nil
 }

@@ -77,10 +77,8 @@ func TestChargeRefundSpentEntries(t *testing.T) {
 		t.Errorf("receipts not time-ordered: %+v then %+v", r1, r2)
 	}
 
-	want := Spent{Epsilon: 1.5, Delta: 1e-6, Rho: 0.01, Charges: 2}
-	if got := mustSpent(t, l, "alice"); got != want {
-		t.Errorf("alice spent %+v, want %+v", got, want)
-	}
+	// c1 states no ρ: the ledger takes ε²/2 = 0.5 (pure ε-DP).
+	sameSums(t, "alice", mustSpent(t, l, "alice"), Spent{Epsilon: 1.5, Delta: 1e-6, Rho: 0.51, Charges: 2})
 	if got := mustSpent(t, l, "carol"); got != (Spent{}) {
 		t.Errorf("carol, who never queried, spent %+v", got)
 	}
@@ -91,10 +89,7 @@ func TestChargeRefundSpentEntries(t *testing.T) {
 	if err := l.Refund(ctx, r1.ID); err != nil {
 		t.Fatalf("Refund: %v", err)
 	}
-	want = Spent{Epsilon: 0.5, Delta: 1e-6, Rho: 0.01, Charges: 1}
-	if got := mustSpent(t, l, "alice"); got != want {
-		t.Errorf("after refund alice spent %+v, want %+v", got, want)
-	}
+	sameSums(t, "alice after the refund", mustSpent(t, l, "alice"), Spent{Epsilon: 0.5, Delta: 1e-6, Rho: 0.01, Charges: 1})
 
 	// Alice's trail newest first: the refund, c2, c1 (now marked refunded).
 	es := mustEntries(t, l, "alice", 0)
@@ -146,11 +141,11 @@ func TestOverBudgetRefusedAndNothingWritten(t *testing.T) {
 		t.Fatalf("over-budget charge returned %v, want a *BudgetError", err)
 	}
 	const msg = "privacy budget exceeded for user alice: query needs ε=1 δ=1e-06, " +
-		"spent ε=9.5 of 10 (0.5 left), δ=0 of 1e-05 (1e-05 left)"
+		"spent ε=9.5 of 10 (0.5 left; basic), δ=0 of 1e-05 (9e-06 left, 1e-06 reserved)"
 	if err.Error() != msg {
 		t.Errorf("message\n %s\nwant\n %s", err, msg)
 	}
-	if be.Who != "alice" || be.Pool || be.Asked != (Budget{1, 1e-6}) || be.Spent != (Budget{9.5, 0}) {
+	if be.Who != "alice" || be.Pool || be.Asked != (Budget{1, 1e-6}) || be.Spent.Basic != (Budget{9.5, 0}) {
 		t.Errorf("BudgetError fields: %+v", be)
 	}
 
@@ -211,7 +206,7 @@ func TestPoolLimitAcrossUsers(t *testing.T) {
 	}
 	// Carol has her whole allowance but the pool has nothing left.
 	_, err = l.Charge(ctx, Charge{User: "carol", Role: "analyst", Epsilon: 0.5}, lim)
-	if !errors.As(err, &be) || !be.Pool || be.Who != "analyst" || be.Spent.Epsilon != 3 {
+	if !errors.As(err, &be) || !be.Pool || be.Who != "analyst" || be.Spent.Basic.Epsilon != 3 {
 		t.Fatalf("carol over the pool: %v", err)
 	}
 	if !strings.Contains(err.Error(), "shared pool of role analyst") {
@@ -226,16 +221,16 @@ func TestPoolLimitAcrossUsers(t *testing.T) {
 	}
 
 	spent, err := l.RoleSpent(ctx, "analyst")
-	if err != nil || spent != (Spent{Epsilon: 3, Charges: 2}) {
-		t.Fatalf("RoleSpent = %+v, %v; want ε=3 over 2 charges", spent, err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	sameSums(t, "pool", spent, Spent{Epsilon: 3, Rho: 2.5, Charges: 2})
 	// A refund gives the pool back its share.
 	if err := l.Refund(ctx, r.ID); err != nil {
 		t.Fatal(err)
 	}
-	if spent, _ := l.RoleSpent(ctx, "analyst"); spent != (Spent{Epsilon: 2, Charges: 1}) {
-		t.Errorf("RoleSpent after refund = %+v, want ε=2 over 1 charge", spent)
-	}
+	spent, _ = l.RoleSpent(ctx, "analyst")
+	sameSums(t, "pool after the refund", spent, Spent{Epsilon: 2, Rho: 2, Charges: 1})
 	if _, err := l.Charge(ctx, Charge{User: "carol", Role: "analyst", Epsilon: 0.5}, lim); err != nil {
 		t.Errorf("carol refused after the refund freed the pool: %v", err)
 	}
@@ -258,9 +253,7 @@ func TestRefundTwiceAndUnknown(t *testing.T) {
 	if err := l.Refund(ctx, r.ID); !errors.Is(err, ErrAlreadyRefunded) {
 		t.Errorf("second refund returned %v, want ErrAlreadyRefunded", err)
 	}
-	if got := mustSpent(t, l, "alice"); got != (Spent{Epsilon: 1, Charges: 1}) {
-		t.Errorf("after refunding twice alice spent %+v, want ε=1 over 1 charge", got)
-	}
+	sameSums(t, "alice after refunding twice", mustSpent(t, l, "alice"), Spent{Epsilon: 1, Rho: 0.5, Charges: 1})
 	if n := len(mustEntries(t, l, "alice", 0)); n != 3 {
 		t.Errorf("trail has %d entries, want 2 charges + 1 refund", n)
 	}
@@ -339,35 +332,43 @@ func hammer(t *testing.T, l *Ledger, each int, lim Limits, mk func(g int) Charge
 }
 
 func TestConcurrentChargesOneUser(t *testing.T) {
-	const (
-		n   = 100
-		eps = 0.1
-	)
+	const eps = 0.1
 	l := openTemp(t)
-	lim := Limits{User: Budget{Epsilon: n * eps, Delta: 1}}
-	got := hammer(t, l, 4, lim, func(int) Charge {
-		return Charge{User: "alice", Mechanism: "laplace", Epsilon: eps, Delta: 1e-9}
-	})
+	// Small Laplace charges: basic composition allows 100, then zCDP
+	// composition takes over and allows more; the accountant decides alone
+	// how many, and the concurrent run must admit exactly that many.
+	total := Budget{Epsilon: 10, Delta: 1e-5}
+	lim := Limits{User: total}
+	c := Charge{User: "alice", Mechanism: "laplace", Epsilon: eps, Delta: 1e-9}
+	n := sequentialAdmits(t, c, total)
+	if n <= 100 || n >= 512 {
+		t.Fatalf("the accountant admits %d charges in sequence; the test needs 100 < n < 512", n)
+	}
+	got := hammer(t, l, 8, lim, func(int) Charge { return c })
 	if got != n {
-		t.Errorf("%d of 256 concurrent charges succeeded, want exactly %d", got, n)
+		t.Errorf("%d of 512 concurrent charges succeeded, want exactly %d", got, n)
 	}
 	s := mustSpent(t, l, "alice")
-	if s.Charges != n || math.Abs(s.Epsilon-n*eps) > 1e-9 || s.Epsilon > n*eps*(1+relTol) {
-		t.Errorf("spent %+v, want ε=%g over %d charges", s, n*eps, n)
+	if s.Charges != n || math.Abs(s.Epsilon-float64(n)*eps) > 1e-9 {
+		t.Errorf("spent %+v, want ε=%g over %d charges", s, float64(n)*eps, n)
 	}
+	withinBudget(t, "alice", s, total)
 	if es := mustEntries(t, l, "alice", 0); len(es) != n {
 		t.Errorf("trail has %d entries, want %d", len(es), n)
 	}
 }
 
 func TestConcurrentChargesSharedPool(t *testing.T) {
-	const (
-		n   = 100
-		eps = 0.1
-	)
+	const eps = 0.1
 	l := openTemp(t)
-	pool := Budget{Epsilon: n * eps, Delta: 1}
-	lim := Limits{User: Budget{Epsilon: 1, Delta: 1}, Pool: &pool}
+	// δ = 0: no zCDP conversion is possible, so basic composition alone
+	// decides: exactly 100 charges of 0.1.
+	pool := Budget{Epsilon: 10, Delta: 0}
+	lim := Limits{User: Budget{Epsilon: 1, Delta: 0}, Pool: &pool}
+	n := sequentialAdmits(t, Charge{User: "u", Epsilon: eps}, pool)
+	if n != 100 {
+		t.Fatalf("the accountant admits %d charges into a pool of ε=10 δ=0, want 100", n)
+	}
 	got := hammer(t, l, 4, lim, func(g int) Charge {
 		return Charge{User: "user" + string(rune('A'+g)), Role: "analyst", Epsilon: eps}
 	})
@@ -378,8 +379,8 @@ func TestConcurrentChargesSharedPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Charges != n || math.Abs(s.Epsilon-n*eps) > 1e-9 || s.Epsilon > n*eps*(1+relTol) {
-		t.Errorf("pool spent %+v, want ε=%g over %d charges", s, n*eps, n)
+	if s.Charges != n || math.Abs(s.Epsilon-float64(n)*eps) > 1e-9 || s.Epsilon > float64(n)*eps*(1+relTol) {
+		t.Errorf("pool spent %+v, want ε=%g over %d charges", s, float64(n)*eps, n)
 	}
 	users := 0
 	for g := range 64 {

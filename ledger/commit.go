@@ -11,9 +11,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// ErrClosed is returned by calls on a closed ledger.
-var ErrClosed = errors.New("ledger: the ledger is closed")
-
 // Group commit.
 //
 // Every charge must be fsynced before it is acknowledged. Badger queues the

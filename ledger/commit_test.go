@@ -40,9 +40,7 @@ func TestGroupIsolatesAFailure(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s's charge failed with its group: %v", u, err)
 		}
-		if s := mustSpent(t, l, u); s != (Spent{Epsilon: 1, Charges: 1}) {
-			t.Errorf("%s spent %+v, want ε=1 over 1 charge", u, s)
-		}
+		sameSums(t, u, mustSpent(t, l, u), Spent{Epsilon: 1, Rho: 0.5, Charges: 1})
 	}
 	if n := len(mustEntries(t, l, "", 0)); n != 4 {
 		t.Errorf("trail has %d entries, want the 4 good charges", n)
@@ -72,9 +70,7 @@ func TestGroupChargesSeeEachOther(t *testing.T) {
 			t.Errorf("charge %d over budget returned %v", i, err)
 		}
 	}
-	if s := mustSpent(t, l, "alice"); s != (Spent{Epsilon: 3, Charges: 3}) {
-		t.Errorf("spent %+v, want ε=3 over 3 charges", s)
-	}
+	sameSums(t, "alice", mustSpent(t, l, "alice"), Spent{Epsilon: 3, Rho: 1.5, Charges: 3})
 }
 
 func TestClosedLedger(t *testing.T) {

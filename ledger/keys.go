@@ -18,6 +18,8 @@ import (
 //	i/<len><user><id>             index of a user's entries (empty value)
 //	u/<user>                      running totals of a user (JSON Spent)
 //	p/<role>                      running totals of a role's shared pool (JSON Spent)
+//	b/r<role>                     budget of a role set in SQL (JSON RoleBudget)
+//	b/u<user>                     budget of a user set in SQL (JSON UserBudget)
 //	k/<len><namespace><key>       generic key-value store (raw value)
 //
 // <id> is the 16-byte binary entry ID (see newID); <len> is the uvarint length
@@ -30,6 +32,9 @@ const (
 	tagUser  = "u/"
 	tagPool  = "p/"
 	tagKV    = "k/"
+
+	tagRoleBudget = "b/r"
+	tagUserBudget = "b/u"
 )
 
 func keyFormat() []byte { return []byte(tagMeta + "format") }
@@ -39,6 +44,10 @@ func keyEntry(id entryID) []byte { return append([]byte(tagEntry), id[:]...) }
 func keyUserTotals(user string) []byte { return []byte(tagUser + user) }
 
 func keyPoolTotals(role string) []byte { return []byte(tagPool + role) }
+
+func keyRoleBudget(role string) []byte { return []byte(tagRoleBudget + role) }
+
+func keyUserBudget(user string) []byte { return []byte(tagUserBudget + user) }
 
 // prefixIndex is the range of all index keys of one user.
 func prefixIndex(user string) []byte { return lenPrefixed(tagIndex, user) }

@@ -2,9 +2,13 @@
 //
 // Every differentially private answer is charged here before anything is
 // released, and refunded if the backend query fails. The ledger keeps, per user
-// and per role pool, running totals of the ε, δ and ρ spent, plus an audit trail
-// of every charge and refund. It lives in an embedded Badger store opened with
-// synchronous writes, so a charge is on disk before Charge returns.
+// and per role pool, running totals of the ε, δ and ρ spent, accounted as the
+// tighter of basic and zCDP composition (account.go), the budgets DBAs set in
+// SQL (budget.go), and an audit trail of every charge, refund, budget change
+// and reset, which Export and Show write out for auditors. It lives in an
+// embedded Badger store opened with synchronous writes, so a charge is on disk
+// before Charge returns. Store is the interface the engine uses; package
+// etcdledger implements it on etcd for fleets of proxies.
 //
 // The same store also holds small values other parts of dpproxy must keep
 // durably (cached answers, trained models, budgets set in SQL): see Put, Get,
@@ -18,6 +22,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -32,6 +37,12 @@ type Options struct {
 	// InMemory keeps everything in memory and ignores the path. Tests only:
 	// an in-memory ledger forgets every charge when it is closed.
 	InMemory bool
+	// ReadOnly opens an existing ledger for reading only: every write
+	// fails. A ledger that was not closed cleanly (the proxy crashed) must
+	// first be opened read-write once, which replays its log; the offline
+	// tools should therefore open read-write (Badger's directory lock
+	// already keeps them from running beside a live proxy).
+	ReadOnly bool
 }
 
 // Ledger is a durable privacy-budget ledger. It is safe for concurrent use.
@@ -83,13 +94,14 @@ func Open(path string, opts Options) (*Ledger, error) {
 	fresh := true
 	if !opts.InMemory {
 		var err error
-		if fresh, err = inspectDir(path); err != nil {
+		if fresh, err = inspectDir(path, opts.ReadOnly); err != nil {
 			return nil, err
 		}
 	}
 
 	bopts := badger.DefaultOptions(path).
 		WithInMemory(opts.InMemory).
+		WithReadOnly(opts.ReadOnly).
 		// A charge must be durable before Charge returns: sync every commit.
 		// The ledger groups concurrent charges into one commit (commit.go), so
 		// this costs one sync per group, not per charge.
@@ -105,6 +117,12 @@ func Open(path string, opts Options) (*Ledger, error) {
 		bopts = bopts.WithDir("").WithValueDir("")
 	}
 	db, err := badger.Open(bopts)
+	if err != nil && opts.ReadOnly && truncateNeeded(err) {
+		// After a crash Badger must replay and trim its log, which it
+		// cannot do read-only; a read-write open does it without loss.
+		return nil, fmt.Errorf("ledger: the ledger at %s was not closed cleanly and cannot be read "+
+			"read-only until it is opened once read-write (with the proxy stopped): %w", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("ledger: cannot open the ledger at %s: %w", path, err)
 	}
@@ -122,13 +140,22 @@ func Open(path string, opts Options) (*Ledger, error) {
 	return l, nil
 }
 
+// truncateNeeded reports Badger's ErrTruncateNeeded. Badger (v4.9.6) wraps
+// it on the memtable path with y.Wrapf, which formats the cause into the
+// message instead of wrapping it, so errors.Is alone does not find it.
+func truncateNeeded(err error) bool {
+	return errors.Is(err, badger.ErrTruncateNeeded) || strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())
+}
+
 // inspectDir decides whether path is a new ledger (it does not exist or is an
 // empty directory) or an existing one, and refuses anything else before Badger
 // touches it: Badger deletes table files its MANIFEST does not list, so handing
 // it a directory whose MANIFEST is lost would destroy what is left.
-func inspectDir(path string) (fresh bool, err error) {
+func inspectDir(path string, readOnly bool) (fresh bool, err error) {
 	info, err := os.Stat(path)
 	switch {
+	case errors.Is(err, os.ErrNotExist) && readOnly:
+		return false, fmt.Errorf("ledger: there is no ledger at %s", path)
 	case errors.Is(err, os.ErrNotExist):
 		if err := os.MkdirAll(path, 0o700); err != nil {
 			return false, fmt.Errorf("ledger: cannot create the ledger directory %s: %w", path, err)
@@ -142,6 +169,9 @@ func inspectDir(path string) (fresh bool, err error) {
 	names, err := os.ReadDir(path)
 	if err != nil {
 		return false, fmt.Errorf("ledger: cannot read the ledger directory %s: %w", path, err)
+	}
+	if len(names) == 0 && readOnly {
+		return false, fmt.Errorf("ledger: %s is empty: there is no ledger to read", path)
 	}
 	if len(names) == 0 {
 		return true, nil

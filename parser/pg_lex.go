@@ -10,8 +10,9 @@ import (
 // tree has only start offsets) and how many $n parameters a statement
 // declares. It only ever runs on text that pg_query has accepted, so it need
 // not diagnose errors; its rules follow PostgreSQL's scanner (scan.l):
-// nested /* */ comments, '' doubling, E'' backslash escapes, "" identifiers,
-// $tag$ dollar quoting, and identifiers that may contain '$'.
+// nested /* */ comments, doubled quotes inside quotes, backslash escapes in
+// E'...' strings, quoted identifiers, $tag$ dollar quoting, and identifiers
+// that may contain '$'.
 type pgLexer struct {
 	src string
 	pos int
@@ -75,7 +76,7 @@ func (l *pgLexer) next() pgToken {
 			i++
 		}
 		// A one-letter prefix glued to a quote is part of the constant:
-		// E'...' (backslash escapes), B'', X'', N''; U&'...' and U&"...".
+		// E'...' (backslash escapes), B'...', X'...', N'...'; U&'...' and U&"...".
 		if i == start+1 && i < len(src) {
 			switch c | 0x20 {
 			case 'e':
@@ -142,7 +143,7 @@ func (l *pgLexer) skipSpace() {
 
 // quoted returns the offset just past the closing quote q of a constant or
 // identifier whose body starts at i. A doubled quote is part of the body;
-// with backslashes set (E''), a backslash escapes the next byte.
+// with backslashes set (E'...'), a backslash escapes the next byte.
 func (l *pgLexer) quoted(i int, q byte, backslashes bool) int {
 	src := l.src
 	for i < len(src) {

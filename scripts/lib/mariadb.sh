@@ -76,6 +76,7 @@ install_deps() {
 	[[ -f /usr/share/java/mariadb-java-client.jar ]] || missing+=(libmariadb-java)
 	have_bin javac || missing+=(default-jdk-headless)
 	have_bin chromium || missing+=(chromium fonts-liberation)
+	have_bin etcd || missing+=(etcd-server)
 	if ((${#missing[@]} > 0)); then
 		phase "installing ${missing[*]}"
 		[[ $(id -u) == 0 ]] || die "installing ${missing[*]} needs root"
