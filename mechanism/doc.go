@@ -24,6 +24,8 @@
 // Files: random.go (crypto/rand source, exact Bernoulli, discrete Laplace and
 // Gaussian samplers), uint128.go (the exact integer arithmetic they need),
 // grid.go (granularity and rounding), laplace.go, gaussian.go, partition.go
-// (partition selection by Laplace thresholding) and mechanism.go (the
-// Mechanism interface and argument checks).
+// (partition selection by Laplace thresholding), quantile.go (MIN, MAX,
+// MEDIAN and PERCENTILE_CONT by an exactly sampled exponential mechanism over
+// a histogram), interval.go (sound confidence intervals for counts, AVG and
+// VAR/STDDEV) and mechanism.go (the Mechanism interface and argument checks).
 package mechanism

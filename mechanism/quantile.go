@@ -124,8 +124,8 @@ func NewQuantile(epsilon, lower, upper float64, bins, maxRows int) (*Quantile, e
 		return nil, fmt.Errorf("mechanism: quantile rows per unit must be in [1, %d], got %d", maxQuantileRows, maxRows)
 	}
 	q := &Quantile{epsilon: epsilon, lower: lower, upper: upper, bins: bins, maxRows: maxRows, width: width}
-	// The exponent scale is smallest at the median's extreme p and largest
-	// for p = ½; check both ends now so that Release never fails on ε.
+	// The exponent per rank is smallest for p ∈ {0, 1} and largest for
+	// p = ½; checking both now means that Release never fails on ε.
 	for _, p := range []float64{0, 0.5} {
 		if _, err := q.params(p); err != nil {
 			return nil, err

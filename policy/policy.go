@@ -42,11 +42,20 @@ type Backend struct {
 	MaxOpenConns int `yaml:"max_open_conns"`
 }
 
-// Ledger is where the privacy ledger lives.
+// Ledger is where the privacy ledger lives: a Badger directory (Path), or,
+// for fleets of proxies sharing one budget, etcd (Etcd).
 type Ledger struct {
 	// Path is the ledger's directory. The policy does not require it: the
 	// command that opens the ledger decides what an empty path means.
-	Path string `yaml:"path"`
+	Path string      `yaml:"path"`
+	Etcd *EtcdLedger `yaml:"etcd"`
+}
+
+// EtcdLedger keeps the ledger in etcd so that several proxies share budgets.
+type EtcdLedger struct {
+	Endpoints []string `yaml:"endpoints"`
+	// Prefix of every key (default "dpproxy"); one etcd can hold several ledgers.
+	Prefix string `yaml:"prefix"`
 }
 
 // Defaults apply to a query when the session has set nothing.

@@ -8,6 +8,7 @@ import (
 	"github.com/dpproxy/dpproxy/ledger"
 	"github.com/dpproxy/dpproxy/mechanism"
 	"github.com/dpproxy/dpproxy/parser"
+	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/rewrite"
 )
 
@@ -16,7 +17,7 @@ import (
 // before the backend is even asked, and refunded if the backend fails, so no
 // answer can ever leave without its cost in the ledger.
 func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel *parser.Select, args []Value) (*Result, error) {
-	plan, rel, err := s.prepareRelease(sel, args)
+	plan, rel, err := s.prepareRelease(ctx, sel, args)
 	if err != nil {
 		return nil, err
 	}
@@ -30,6 +31,7 @@ func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel
 		Epsilon:     rel.epsilon,
 		Delta:       rel.delta,
 		Rho:         rel.rho,
+		DeltaInRho:  rel.deltaInRho,
 	}, s.limits())
 	if err != nil {
 		return nil, err
@@ -47,13 +49,26 @@ func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel
 	return rel.answer(plan, groups)
 }
 
-// limits are the allowances a charge of this session must fit.
-func (s *Session) limits() ledger.Limits {
-	lim := ledger.Limits{User: ledger.Budget{Epsilon: s.role.Budget.Epsilon, Delta: s.role.Budget.Delta}}
-	if p := s.role.Pool; p != nil {
+// limits are the policy file's allowances for this session; the ledger
+// merges the budgets DBAs set in SQL over them when it checks a charge.
+func (s *Session) limits() ledger.Limits { return s.engine.BaseLimits(s.role) }
+
+// BaseLimits are a role's allowances as the policy file sets them.
+func (e *Engine) BaseLimits(role *policy.Role) ledger.Limits {
+	lim := ledger.Limits{
+		User:        ledger.Budget{Epsilon: role.Budget.Epsilon, Delta: role.Budget.Delta},
+		MaxPerQuery: ledger.Budget{Epsilon: role.MaxEpsilonPerQuery, Delta: role.MaxDeltaPerQuery},
+	}
+	if p := role.Pool; p != nil {
 		lim.Pool = &ledger.Budget{Epsilon: p.Epsilon, Delta: p.Delta}
 	}
 	return lim
+}
+
+// effectiveLimits are the session's allowances with the budgets set in SQL
+// merged in, for checks before a charge (per-query caps) and for display.
+func (s *Session) effectiveLimits(ctx context.Context) (ledger.Limits, error) {
+	return s.engine.ledger.Limits(ctx, s.role.Name, s.user.Name, s.limits())
 }
 
 // backendError wraps a failed backend query. Timeouts and cancellations
@@ -150,6 +165,9 @@ type release struct {
 	plan     *rewrite.Plan
 
 	epsilon, delta, rho float64
+	// deltaInRho is the δ the Gaussian releases were calibrated at: ρ
+	// describes their privacy loss completely (see ledger.Charge).
+	deltaInRho float64
 }
 
 // newRelease splits the query's (ε, δ) among its noisy quantities and, when
@@ -201,6 +219,9 @@ func newRelease(plan *rewrite.Plan, eps, delta float64, mech string) (*release, 
 			r.rho += m.Rho()
 		}
 		r.mechs = append(r.mechs, ms)
+	}
+	if mech == "gaussian" {
+		r.deltaInRho = deltaPart * float64(nQuant)
 	}
 	if plan.PartitionSelection {
 		sel, err := mechanism.NewPartitionSelector(epsPart, deltaPart, plan.Contribution.MaxGroups)

@@ -30,7 +30,7 @@ var Version = "0.1.0-dev"
 type Config struct {
 	Policy  *policy.Policy
 	Backend *backend.Backend
-	Ledger  *ledger.Ledger
+	Ledger  ledger.Store
 	Logger  *slog.Logger
 	// Database is the database name clients see; empty means the backend's.
 	Database string
@@ -42,7 +42,7 @@ type Config struct {
 type Engine struct {
 	policy   *policy.Policy
 	backend  *backend.Backend
-	ledger   *ledger.Ledger
+	ledger   ledger.Store
 	log      *slog.Logger
 	database string
 	nextID   atomic.Uint32
@@ -222,4 +222,3 @@ func (e *Engine) backendDialect() parser.Dialect {
 	return parser.MySQL
 }
 
-func sortStrings(s []string) { sort.Strings(s) }

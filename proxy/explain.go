@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dpproxy/dpproxy/mechanism"
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/rewrite"
 )
@@ -36,7 +37,7 @@ func (s *Session) explainPrivacy(ctx context.Context, st *parser.ExplainPrivacy,
 			return nil, Errorf(CodeUnsupported, "EXPLAIN PRIVACY explains queries over private tables; %s is not one", tn.Name)
 		}
 	}
-	plan, rel, err := s.prepareRelease(sel, args)
+	plan, rel, err := s.prepareRelease(ctx, sel, args)
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +49,12 @@ func (s *Session) explainPrivacy(ctx context.Context, st *parser.ExplainPrivacy,
 			if m.Name() == "gaussian" {
 				sens = q.Sensitivity.L2
 			}
+			half := m.ConfidenceHalfWidth(0.95)
+			if releasedAsInteger(a, q.Kind) {
+				half = mechanism.IntegerHalfWidth(m, 0.95)
+			}
 			res.Rows = append(res.Rows, []Value{aggregateText(a), quantityName(q.Kind), m.Name(),
-				sens, m.Scale(), m.Epsilon(), m.Delta(), m.ConfidenceHalfWidth(0.95)})
+				sens, m.Scale(), m.Epsilon(), m.Delta(), half})
 		}
 	}
 	if sel := rel.selector; sel != nil {
@@ -63,7 +68,7 @@ func (s *Session) explainPrivacy(ctx context.Context, st *parser.ExplainPrivacy,
 
 // prepareRelease is the planning half of a DP answer: analyse the query,
 // check the per-query limits, split the budget into mechanisms.
-func (s *Session) prepareRelease(sel *parser.Select, args []Value) (*rewrite.Plan, *release, error) {
+func (s *Session) prepareRelease(ctx context.Context, sel *parser.Select, args []Value) (*rewrite.Plan, *release, error) {
 	plan, err := rewrite.Analyze(rewrite.Input{
 		Select:   sel,
 		Policy:   s.engine.policy,
@@ -76,8 +81,15 @@ func (s *Session) prepareRelease(sel *parser.Select, args []Value) (*rewrite.Pla
 		return nil, nil, err
 	}
 	eps, delta, mech := s.budget()
-	if max := s.role.MaxEpsilonPerQuery; max > 0 && eps > max {
+	lim, err := s.effectiveLimits(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if max := lim.MaxPerQuery.Epsilon; max > 0 && eps > max {
 		return nil, nil, Errorf(CodeBadValue, "a query may spend at most ε=%g for role %s; SET dp_epsilon to a smaller value", max, s.role.Name)
+	}
+	if max := lim.MaxPerQuery.Delta; max > 0 && delta > max {
+		return nil, nil, Errorf(CodeBadValue, "a query may spend at most δ=%g for role %s; SET dp_delta to a smaller value", max, s.role.Name)
 	}
 	rel, err := newRelease(plan, eps, delta, mech)
 	if err != nil {
@@ -126,4 +138,17 @@ func quantityName(k rewrite.QuantityKind) string {
 		return "distinct persons"
 	}
 	return "count"
+}
+
+// releasedAsInteger reports whether a quantity is released with AddNoiseInt
+// (counts, sums of integers), whose noise interval differs from the
+// continuous one.
+func releasedAsInteger(a *rewrite.Aggregate, k rewrite.QuantityKind) bool {
+	switch k {
+	case rewrite.QCount, rewrite.QDistinct, rewrite.QUnits:
+		return true
+	case rewrite.QSum:
+		return a.IntValued
+	}
+	return false
 }

@@ -95,6 +95,9 @@ func (s *Session) run(ctx context.Context, sql string, p *parsed, args []Value) 
 	}
 	s.kind = statementKind(p.stmt)
 	res, err = s.dispatch(ctx, sql, p, args)
+	if err == nil && res.Columns == nil && res.Info == "" {
+		res.Info = commandTag(p.stmt)
+	}
 	if err != nil {
 		err = s.classify(err)
 		s.engine.log.Debug("statement failed", "session", s.id, "user", s.user.Name, "sql", sql, "err", err)
@@ -111,7 +114,7 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 	case *parser.SetOp:
 		return nil, s.setOp(st)
 	case *parser.Set:
-		return s.set(st, args)
+		return s.set(ctx, st, args)
 	case *parser.Use:
 		if err := s.use(st.DB); err != nil {
 			return nil, err
@@ -123,6 +126,22 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 		// DP queries are read-only and answered from committed data;
 		// transaction statements are accepted so that drivers work.
 		return &Result{}, nil
+	case *parser.Reset:
+		if st.Name == "all" {
+			s.settings = settings{}
+			clear(s.vars)
+		} else {
+			s.resetVar(st.Name)
+		}
+		return &Result{}, nil
+	case *parser.Discard:
+		s.settings = settings{}
+		clear(s.vars)
+		clear(s.userVars)
+		return &Result{}, nil
+	case *parser.Deallocate:
+		// Prepared statements live in the front door; nothing to drop here.
+		return &Result{}, nil
 	case *parser.Write:
 		return nil, Errorf(CodeRefused, "dpproxy is read-only: %s is not allowed through the proxy", st.Verb)
 	case *parser.Explain:
@@ -131,6 +150,12 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 		return s.showBudget(ctx, st)
 	case *parser.ExplainPrivacy:
 		return s.explainPrivacy(ctx, st, args)
+	case *parser.SetPrivacyBudget:
+		return s.setBudget(ctx, st)
+	case *parser.ResetPrivacyBudget:
+		return s.resetBudget(ctx, st)
+	case *parser.ShowPrivacyLedger:
+		return s.showLedger(ctx, st)
 	}
 	return nil, Errorf(CodeUnsupported, "unsupported statement %T", p.stmt)
 }

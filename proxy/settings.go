@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"math"
 	"strings"
 
@@ -51,7 +52,11 @@ func (s *Session) variable(name string) (any, bool) {
 // set handles SET. dpproxy's own variables are checked against the role's
 // limits; other session variables are remembered for SELECT @@x and never
 // reach the backend, so no SET can change what the backend session reads.
-func (s *Session) set(st *parser.Set, args []Value) (*Result, error) {
+func (s *Session) set(ctx context.Context, st *parser.Set, args []Value) (*Result, error) {
+	lim, err := s.effectiveLimits(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, a := range st.Assignments {
 		v, err := eval.Eval(a.Value, s.env(args))
 		if err != nil {
@@ -70,11 +75,11 @@ func (s *Session) set(st *parser.Set, args []Value) (*Result, error) {
 			if !ok || !(f > 0) || math.IsInf(f, 0) {
 				return nil, Errorf(CodeBadValue, "dp_epsilon must be a positive number, got %v", v)
 			}
-			if max := s.role.MaxEpsilonPerQuery; max > 0 && f > max {
+			if max := lim.MaxPerQuery.Epsilon; max > 0 && f > max {
 				return nil, Errorf(CodeBadValue, "dp_epsilon %g is over the most role %s may spend on one query (%g)", f, s.role.Name, max)
 			}
-			if f > s.role.Budget.Epsilon {
-				return nil, Errorf(CodeBadValue, "dp_epsilon %g is over the whole budget of role %s (%g)", f, s.role.Name, s.role.Budget.Epsilon)
+			if f > lim.User.Epsilon {
+				return nil, Errorf(CodeBadValue, "dp_epsilon %g is over your whole budget (ε=%g)", f, lim.User.Epsilon)
 			}
 			s.settings.epsilon = f
 		case "dp_delta":
@@ -82,11 +87,11 @@ func (s *Session) set(st *parser.Set, args []Value) (*Result, error) {
 			if !ok || f < 0 || f >= 1 {
 				return nil, Errorf(CodeBadValue, "dp_delta must be in [0, 1), got %v", v)
 			}
-			if max := s.role.MaxDeltaPerQuery; max > 0 && f > max {
+			if max := lim.MaxPerQuery.Delta; max > 0 && f > max {
 				return nil, Errorf(CodeBadValue, "dp_delta %g is over the most role %s may spend on one query (%g)", f, s.role.Name, max)
 			}
-			if f > s.role.Budget.Delta {
-				return nil, Errorf(CodeBadValue, "dp_delta %g is over the whole budget of role %s (%g)", f, s.role.Name, s.role.Budget.Delta)
+			if f > lim.User.Delta {
+				return nil, Errorf(CodeBadValue, "dp_delta %g is over your whole budget (δ=%g)", f, lim.User.Delta)
 			}
 			s.settings.delta, s.settings.deltaSet = f, true
 		case "dp_mechanism":
@@ -100,4 +105,18 @@ func (s *Session) set(st *parser.Set, args []Value) (*Result, error) {
 		}
 	}
 	return &Result{}, nil
+}
+
+// resetVar returns one session variable to its default.
+func (s *Session) resetVar(name string) {
+	switch strings.ToLower(name) {
+	case "dp_epsilon":
+		s.settings.epsilon = 0
+	case "dp_delta":
+		s.settings.delta, s.settings.deltaSet = 0, false
+	case "dp_mechanism":
+		s.settings.mechanism = ""
+	default:
+		delete(s.vars, strings.ToLower(name))
+	}
 }

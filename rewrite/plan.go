@@ -342,7 +342,12 @@ func (a *analysis) items() error {
 		if err := a.aggregated(it.Expr, "the select list", false); err != nil {
 			return err
 		}
+		// The alias, else the name the client's own server would give
+		// (PostgreSQL: "count", "avg"; MySQL: the item's text).
 		name := it.Alias
+		if name == "" {
+			name = it.DefaultName
+		}
 		if name == "" {
 			name = it.Text
 		}

@@ -23,6 +23,10 @@ type renderer struct {
 	// display renders strings as plain 'quoted' text, for messages and
 	// canonical forms; never for SQL sent to a backend.
 	display bool
+	// extend renders an expression before the cases below; handled false
+	// falls through to them. The catalog renderer (catalog.go) uses it for
+	// the constructs only catalog queries may contain.
+	extend func(parser.Expr) (sql string, handled bool, err error)
 }
 
 func (r *renderer) ident(name string) string { return quoteIdent(r.dialect, name) }
@@ -121,6 +125,11 @@ var scalarFuncs = map[string]bool{
 }
 
 func (r *renderer) expr(e parser.Expr) (string, error) {
+	if r.extend != nil {
+		if s, handled, err := r.extend(e); handled || err != nil {
+			return s, err
+		}
+	}
 	switch e := e.(type) {
 	case *parser.ColumnRef:
 		if r.column != nil {

@@ -1,6 +1,6 @@
 // Package server wires one running dpproxy from a policy: the backend pool,
-// the ledger, the engine and the front doors. `dpproxy serve` and `dpproxy
-// demo` both start one.
+// the ledger, the engine, the front doors and the admin listener. `dpproxy
+// serve` and `dpproxy demo` both start one.
 package server
 
 import (
@@ -12,12 +12,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dpproxy/dpproxy/admin"
 	"github.com/dpproxy/dpproxy/backend"
 	"github.com/dpproxy/dpproxy/ledger"
+	"github.com/dpproxy/dpproxy/ledger/etcdledger"
+	"github.com/dpproxy/dpproxy/metrics"
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/proxy"
 	"github.com/dpproxy/dpproxy/proxy/mysqlwire"
+	"github.com/dpproxy/dpproxy/proxy/pgwire"
 )
 
 // Options start a server.
@@ -31,12 +35,27 @@ type Options struct {
 // Server is a running dpproxy.
 type Server struct {
 	Engine  *proxy.Engine
+	Metrics *metrics.Metrics
 	backend *backend.Backend
-	ledger  *ledger.Ledger
+	ledger  ledger.Store
 	mysql   *mysqlwire.Server
+	pg      *pgwire.Server
+	admin   *admin.Server
 	log     *slog.Logger
 	wg      sync.WaitGroup
 	errs    chan error
+}
+
+// OpenLedger opens the ledger the policy names: etcd when ledger.etcd lists
+// endpoints (fleets), the Badger directory ledger.path otherwise.
+func OpenLedger(ctx context.Context, pol *policy.Policy, log *slog.Logger) (ledger.Store, error) {
+	if e := pol.Ledger.Etcd; e != nil && len(e.Endpoints) > 0 {
+		return etcdledger.Open(ctx, etcdledger.Config{Endpoints: e.Endpoints, Prefix: e.Prefix, Logger: log})
+	}
+	if pol.Ledger.Path == "" {
+		return nil, errors.New("server: the policy names no ledger: set ledger.path (or ledger.etcd.endpoints)")
+	}
+	return ledger.Open(pol.Ledger.Path, ledger.Options{Logger: log})
 }
 
 // Start opens everything the policy names and starts listening. On error,
@@ -47,7 +66,7 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{log: log, errs: make(chan error, 2)}
+	s := &Server{log: log, errs: make(chan error, 3), Metrics: metrics.New()}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -58,11 +77,11 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	if s.backend, err = backend.Open(openCtx, pol.Backend.Driver, pol.Backend.DSN, pol.Backend.MaxOpenConns); err != nil {
 		return nil, err
 	}
-	if s.ledger, err = ledger.Open(pol.Ledger.Path, ledger.Options{Logger: log}); err != nil {
+	if s.ledger, err = OpenLedger(openCtx, pol, log); err != nil {
 		return nil, err
 	}
 	if s.Engine, err = proxy.New(openCtx, proxy.Config{
-		Policy: pol, Backend: s.backend, Ledger: s.ledger, Logger: log, Database: opts.Database,
+		Policy: pol, Backend: s.backend, Ledger: s.ledger, Logger: log, Database: opts.Database, Metrics: s.Metrics,
 	}); err != nil {
 		return nil, err
 	}
@@ -74,8 +93,8 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
+	eng := s.Engine
 	if pol.Listen.MySQL != "" {
-		eng := s.Engine
 		s.mysql, err = mysqlwire.Listen(mysqlwire.Config{
 			Addr:       pol.Listen.MySQL,
 			LookupUser: eng.LookupUser,
@@ -96,16 +115,55 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("server: listening for MySQL clients on %s: %w", pol.Listen.MySQL, err)
 		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			if err := s.mysql.Serve(); err != nil {
-				s.errs <- fmt.Errorf("server: MySQL front door: %w", err)
-			}
-		}()
+		s.serve("MySQL front door", s.mysql.Serve)
 		log.Info("listening for MySQL clients", "addr", s.mysql.Addr())
 	}
+	if pol.Listen.Postgres != "" {
+		s.pg, err = pgwire.Listen(pgwire.Config{
+			Addr:       pol.Listen.Postgres,
+			LookupUser: eng.LookupUser,
+			Open: func(ctx context.Context, user, db string, params map[string]string) (pgwire.Session, error) {
+				s, err := eng.NewPGSession(ctx, user, db, params)
+				if err != nil {
+					return nil, err
+				}
+				return s, nil
+			},
+			ServerVersion:  proxy.PostgresVersion,
+			TLS:            tlsConfig,
+			MaxConnections: pol.Limits.MaxConnections,
+			IdleTimeout:    pol.Limits.IdleTimeout.Duration,
+			QueryTimeout:   pol.Limits.QueryTimeout.Duration,
+			Logger:         log,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("server: listening for PostgreSQL clients on %s: %w", pol.Listen.Postgres, err)
+		}
+		s.serve("PostgreSQL front door", s.pg.Serve)
+		log.Info("listening for PostgreSQL clients", "addr", s.pg.Addr())
+	}
+	if pol.Listen.Admin != "" {
+		s.admin, err = admin.Listen(admin.Config{
+			Addr: pol.Listen.Admin, Metrics: s.Metrics, Logger: log,
+			Source: &budgetSource{pol: pol, ledger: s.ledger, base: eng},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("server: listening for the admin page on %s: %w", pol.Listen.Admin, err)
+		}
+		s.serve("admin listener", s.admin.Serve)
+		log.Info("serving metrics and the budget page", "addr", s.admin.Addr())
+	}
 	return s, nil
+}
+
+func (s *Server) serve(name string, serve func() error) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := serve(); err != nil {
+			s.errs <- fmt.Errorf("server: %s: %w", name, err)
+		}
+	}()
 }
 
 // MySQLAddr is the address of the MySQL front door ("" if not open).
@@ -116,7 +174,23 @@ func (s *Server) MySQLAddr() string {
 	return s.mysql.Addr()
 }
 
-// Wait blocks until ctx ends or a front door fails.
+// PostgresAddr is the address of the PostgreSQL front door ("" if not open).
+func (s *Server) PostgresAddr() string {
+	if s.pg == nil {
+		return ""
+	}
+	return s.pg.Addr()
+}
+
+// AdminAddr is the address of the admin listener ("" if not open).
+func (s *Server) AdminAddr() string {
+	if s.admin == nil {
+		return ""
+	}
+	return s.admin.Addr()
+}
+
+// Wait blocks until ctx ends or a listener fails.
 func (s *Server) Wait(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
@@ -126,11 +200,17 @@ func (s *Server) Wait(ctx context.Context) error {
 	}
 }
 
-// Close stops the front doors, then closes the ledger and the backend.
+// Close stops the listeners, then closes the ledger and the backend.
 func (s *Server) Close() error {
 	var errs []error
 	if s.mysql != nil {
 		errs = append(errs, s.mysql.Close())
+	}
+	if s.pg != nil {
+		errs = append(errs, s.pg.Close())
+	}
+	if s.admin != nil {
+		errs = append(errs, s.admin.Close())
 	}
 	s.wg.Wait()
 	if s.ledger != nil {
