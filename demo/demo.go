@@ -34,6 +34,8 @@ const Database = "demo"
 // Options configure the demo.
 type Options struct {
 	MySQLListen string // default 127.0.0.1:3307
+	PGListen    string // default 127.0.0.1:5433
+	AdminListen string // metrics and the budget page; default 127.0.0.1:8433
 	DataDir     string // default DefaultDataDir()
 	Logger      *slog.Logger
 }
@@ -57,6 +59,8 @@ func Policy(opts Options) (*policy.Policy, error) {
 		return nil, fmt.Errorf("demo: the embedded policy: %w", err)
 	}
 	pol.Listen.MySQL = opts.MySQLListen
+	pol.Listen.Postgres = opts.PGListen
+	pol.Listen.Admin = opts.AdminListen
 	pol.Backend.DSN = filepath.Join(opts.DataDir, "demo.db")
 	pol.Ledger.Path = filepath.Join(opts.DataDir, "ledger")
 	return pol, pol.Validate()
@@ -84,6 +88,12 @@ func Start(ctx context.Context, opts Options) (*server.Server, error) {
 	if opts.MySQLListen == "" {
 		opts.MySQLListen = "127.0.0.1:3307"
 	}
+	if opts.PGListen == "" {
+		opts.PGListen = "127.0.0.1:5433"
+	}
+	if opts.AdminListen == "" {
+		opts.AdminListen = "127.0.0.1:8433"
+	}
 	if opts.DataDir == "" {
 		opts.DataDir = DefaultDataDir()
 	}
@@ -104,29 +114,32 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		return err
 	}
 	defer srv.Close()
-	PrintWelcome(out, srv.MySQLAddr())
+	PrintWelcome(out, srv.MySQLAddr(), srv.PostgresAddr(), srv.AdminAddr())
 	return srv.Wait(ctx)
 }
 
 // PrintWelcome tells a new user how to connect and what to try.
-func PrintWelcome(out io.Writer, mysqlAddr string) {
+func PrintWelcome(out io.Writer, mysqlAddr, pgAddr, adminAddr string) {
 	host, port, _ := net.SplitHostPort(mysqlAddr)
+	pgHost, pgPort, _ := net.SplitHostPort(pgAddr)
 	fmt.Fprintf(out, `dpproxy demo is running: a differentially private proxy in front of an
 embedded SQLite database with UCI Adult (table adult) and Census PUMS (table pums).
 
 Connect as the analyst (privacy budget ε=10, at most ε=2 per query):
   mariadb -h %[1]s -P %[2]s -u analyst -panalyst demo
   mysql   -h %[1]s -P %[2]s -u analyst -panalyst demo
-or as the DBA (admin):
-  mariadb -h %[1]s -P %[2]s -u dba -pdba demo
+  psql "host=%[3]s port=%[4]s user=analyst password=analyst dbname=demo sslmode=disable"
+or as the DBA (admin, password dba): the same with -u dba / user=dba.
+Budgets and metrics for DBAs: http://%[5]s/
 
 Try:
   SELECT sex, COUNT(*), AVG(age) FROM adult GROUP BY sex;
   SELECT race, SUM(income) FROM pums WHERE age > 30 GROUP BY race;
+  EXPLAIN PRIVACY SELECT education, AVG(hours_per_week) FROM adult GROUP BY education;
   SET dp_epsilon = 0.5;
   SHOW PRIVACY BUDGET;
   SELECT * FROM adult;      -- refused: it would reveal rows
 
 Press Ctrl-C to stop. Data and ledger stay in the data directory.
-`, host, port)
+`, host, port, pgHost, pgPort, adminAddr)
 }

@@ -40,7 +40,7 @@ type target struct {
 const testerPassword = "tester-pw"
 
 func testPolicy(driver, dsn, dataDir string) (*policy.Policy, error) {
-	pol, err := demo.Policy(demo.Options{MySQLListen: "127.0.0.1:0", DataDir: dataDir})
+	pol, err := demo.Policy(demo.Options{MySQLListen: "127.0.0.1:0", PGListen: "127.0.0.1:0", AdminListen: "127.0.0.1:0", DataDir: dataDir})
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ import (
 func TestDemoRestartKeepsLedger(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	opts := demo.Options{MySQLListen: "127.0.0.1:0", DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	opts := demo.Options{MySQLListen: "127.0.0.1:0", PGListen: "127.0.0.1:0", AdminListen: "127.0.0.1:0", DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	spend := func() (float64, float64) {
 		srv, err := demo.Start(ctx, opts)
 		if err != nil {

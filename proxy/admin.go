@@ -127,7 +127,7 @@ func (s *Session) showBudget(ctx context.Context, st *parser.ShowPrivacyBudget) 
 	res := &Result{Columns: budgetColumns}
 	for _, role := range roles {
 		r, _ := s.engine.policy.Role(role)
-		lim, err := s.engine.ledger.Limits(ctx, role, "", s.engine.BaseLimits(r))
+		lim, err := s.engine.ledger.Limits(ctx, role, "", RoleLimits(r))
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +143,7 @@ func (s *Session) showBudget(ctx context.Context, st *parser.ShowPrivacyBudget) 
 	for _, name := range users {
 		u, _ := s.engine.policy.User(name)
 		role, _ := s.engine.policy.Role(u.Role)
-		lim, err := s.engine.ledger.Limits(ctx, role.Name, name, s.engine.BaseLimits(role))
+		lim, err := s.engine.ledger.Limits(ctx, role.Name, name, RoleLimits(role))
 		if err != nil {
 			return nil, err
 		}

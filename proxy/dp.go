@@ -51,10 +51,11 @@ func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel
 
 // limits are the policy file's allowances for this session; the ledger
 // merges the budgets DBAs set in SQL over them when it checks a charge.
-func (s *Session) limits() ledger.Limits { return s.engine.BaseLimits(s.role) }
+func (s *Session) limits() ledger.Limits { return RoleLimits(s.role) }
 
-// BaseLimits are a role's allowances as the policy file sets them.
-func (e *Engine) BaseLimits(role *policy.Role) ledger.Limits {
+// RoleLimits are a role's allowances as the policy file sets them; the
+// ledger merges the budgets set in SQL over them.
+func RoleLimits(role *policy.Role) ledger.Limits {
 	lim := ledger.Limits{
 		User:        ledger.Budget{Epsilon: role.Budget.Epsilon, Delta: role.Budget.Delta},
 		MaxPerQuery: ledger.Budget{Epsilon: role.MaxEpsilonPerQuery, Delta: role.MaxDeltaPerQuery},

@@ -9,18 +9,13 @@ import (
 	"github.com/dpproxy/dpproxy/admin"
 	"github.com/dpproxy/dpproxy/ledger"
 	"github.com/dpproxy/dpproxy/policy"
+	"github.com/dpproxy/dpproxy/proxy"
 )
-
-// limitsSource gives a role's policy-file limits.
-type limitsSource interface {
-	BaseLimits(role *policy.Role) ledger.Limits
-}
 
 // budgetSource feeds the admin budget page from the policy and the ledger.
 type budgetSource struct {
 	pol    *policy.Policy
 	ledger ledger.Store
-	base   limitsSource
 }
 
 // Budgets lists every role (its pool, or the sum of its users when it has
@@ -35,7 +30,7 @@ func (b *budgetSource) Budgets(ctx context.Context) ([]admin.BudgetRow, error) {
 	var rows []admin.BudgetRow
 	for _, name := range roles {
 		role := b.pol.Roles[name]
-		base := b.base.BaseLimits(role)
+		base := proxy.RoleLimits(role)
 		var users []admin.BudgetRow
 		var sumSpent ledger.Budget
 		for uname, u := range b.pol.Users {

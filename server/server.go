@@ -145,7 +145,7 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	if pol.Listen.Admin != "" {
 		s.admin, err = admin.Listen(admin.Config{
 			Addr: pol.Listen.Admin, Metrics: s.Metrics, Logger: log,
-			Source: &budgetSource{pol: pol, ledger: s.ledger, base: eng},
+			Source: &budgetSource{pol: pol, ledger: s.ledger},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("server: listening for the admin page on %s: %w", pol.Listen.Admin, err)

@@ -27,8 +27,12 @@ const usage = `dpproxy — a differentially private SQL proxy
 
 Usage:
   dpproxy serve --config dpproxy.yaml     run in front of the backend the policy names
-  dpproxy demo [--mysql-listen ADDR] [--data-dir DIR]
+  dpproxy demo [--mysql-listen ADDR] [--pg-listen ADDR] [--admin-listen ADDR] [--data-dir DIR]
                                           run on an embedded SQLite with sample data
+  dpproxy ledger show --config dpproxy.yaml
+                                          print every budget's spending (proxy stopped)
+  dpproxy ledger export --config dpproxy.yaml --format csv|json
+                                          write the whole audit trail (proxy stopped)
   dpproxy hash-password                   read a password on stdin, print its verifiers
   dpproxy load-sample --driver D --dsn DSN
                                           load the sample tables (adult, pums) into a database
@@ -52,6 +56,8 @@ func main() {
 		err = hashPassword(os.Stdin, os.Stdout)
 	case "load-sample":
 		err = loadSample(ctx, os.Args[2:])
+	case "ledger":
+		err = ledgerCommand(ctx, os.Args[2:], os.Stdout)
 	case "version", "--version", "-v":
 		fmt.Println("dpproxy", proxy.Version)
 	case "help", "--help", "-h":
@@ -103,6 +109,8 @@ func serve(ctx context.Context, args []string) error {
 func runDemo(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	listen := fs.String("mysql-listen", "127.0.0.1:3307", "address of the MySQL front door")
+	pgListen := fs.String("pg-listen", "127.0.0.1:5433", "address of the PostgreSQL front door")
+	adminListen := fs.String("admin-listen", "127.0.0.1:8433", "address of the metrics and budget page")
 	dataDir := fs.String("data-dir", demo.DefaultDataDir(), "where the demo keeps its database and ledger")
 	level := fs.String("log-level", "warn", "debug | info | warn | error")
 	if err := fs.Parse(args); err != nil {
@@ -112,7 +120,7 @@ func runDemo(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return demo.Run(ctx, demo.Options{MySQLListen: *listen, DataDir: *dataDir, Logger: log}, os.Stdout)
+	return demo.Run(ctx, demo.Options{MySQLListen: *listen, PGListen: *pgListen, AdminListen: *adminListen, DataDir: *dataDir, Logger: log}, os.Stdout)
 }
 
 func hashPassword(in io.Reader, out io.Writer) error {
