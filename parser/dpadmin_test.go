@@ -82,3 +82,55 @@ func TestExplainPrivacy(t *testing.T) {
 		}
 	}
 }
+
+func TestTrainStatements(t *testing.T) {
+	stmt, _, err := Parse(`TRAIN PRIVATE LOGREG income_model
+  ON (SELECT age, education_num, hours_per_week, sex, occupation, income FROM adult
+      WHERE age >= 18)
+  LABEL income = '>50K'
+  WITH (epsilon = 1.0, lambda = 0.0001, method = 'objective');`, MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, ok := stmt.(*TrainModel)
+	if !ok || tr.Name != "income_model" || len(tr.Query.Items) != 6 || tr.Query.Where == nil {
+		t.Fatalf("got %#v", stmt)
+	}
+	if b, ok := tr.Label.(*Binary); !ok || b.Op != OpEQ {
+		t.Errorf("label %#v", tr.Label)
+	}
+	if tr.Options["epsilon"] != 1.0 || tr.Options["lambda"] != 0.0001 || tr.Options["method"] != "objective" {
+		t.Errorf("options %v", tr.Options)
+	}
+	stmt, _, err = Parse("train private logreg m on (select a, b from t) label (b > 1) and a = ')'", MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := stmt.(*TrainModel); len(tr.Options) != 0 || tr.Label.(*Binary).Op != OpAnd {
+		t.Errorf("label without WITH: %#v", tr.Label)
+	}
+	for sql, want := range map[string]Statement{
+		"SHOW MODELS":             &ShowModels{},
+		"SHOW MODEL Income_Model": &ShowModel{Name: "income_model"},
+		"DROP MODEL m;":           &DropModel{Name: "m"},
+	} {
+		got, _, err := Parse(sql, MySQL)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %#v %v", sql, got, err)
+		}
+	}
+	stmt, _, err = Parse("EVALUATE MODEL m ON (SELECT a, y FROM t) LABEL y = 1 WITH (epsilon = 0.5)", MySQL)
+	if ev, ok := stmt.(*EvaluateModel); err != nil || !ok || ev.Options["epsilon"] != 0.5 {
+		t.Errorf("EVALUATE: %#v %v", stmt, err)
+	}
+	for sql, want := range map[string]string{
+		"TRAIN PRIVATE LOGREG m ON SELECT 1 LABEL x":                              "expected (",
+		"TRAIN PRIVATE LOGREG m ON (SELECT a FROM t LABEL x":                      "unbalanced",
+		"TRAIN PRIVATE LOGREG m ON (SELECT a FROM t) LABEL":                       "boolean expression",
+		"TRAIN PRIVATE LOGREG m ON (SELECT a FROM t) LABEL a WITH (x = 1, x = 2)": "twice",
+	} {
+		if _, _, err := Parse(sql, MySQL); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", sql, err, want)
+		}
+	}
+}

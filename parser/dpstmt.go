@@ -25,6 +25,11 @@ func init() {
 		{"SET", "PRIVACY", (*dpParser).setPrivacyBudget},
 		{"RESET", "PRIVACY", (*dpParser).resetPrivacyBudget},
 		{"EXPLAIN", "PRIVACY", (*dpParser).explainPrivacy},
+		{"TRAIN", "PRIVATE", (*dpParser).trainPrivate},
+		{"EVALUATE", "MODEL", (*dpParser).evaluateModel},
+		{"SHOW", "MODELS", (*dpParser).showModels},
+		{"SHOW", "MODEL", (*dpParser).showModel},
+		{"DROP", "MODEL", (*dpParser).dropModel},
 	}
 }
 

@@ -156,6 +156,16 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 		return s.resetBudget(ctx, st)
 	case *parser.ShowPrivacyLedger:
 		return s.showLedger(ctx, st)
+	case *parser.TrainModel:
+		return s.trainModel(ctx, sql, st)
+	case *parser.ShowModels:
+		return s.showModels(ctx)
+	case *parser.ShowModel:
+		return s.showModel(ctx, st)
+	case *parser.DropModel:
+		return s.dropModel(ctx, st)
+	case *parser.EvaluateModel:
+		return nil, Errorf(CodeUnsupported, "EVALUATE MODEL is not supported yet")
 	}
 	return nil, Errorf(CodeUnsupported, "unsupported statement %T", p.stmt)
 }

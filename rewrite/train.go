@@ -1,0 +1,112 @@
+package rewrite
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dpproxy/dpproxy/parser"
+	"github.com/dpproxy/dpproxy/policy"
+)
+
+// TrainingSet is the backend query that feeds a private model: the feature
+// columns and the label of every row the analyst's SELECT keeps, at most one
+// row per privacy unit (the add/remove guarantee of package train assumes
+// each unit contributes one row).
+type TrainingSet struct {
+	Table    *policy.Table
+	Features []string // feature columns, lower case, in order
+	SQL      string   // returns the features, then the label as 0/1
+}
+
+// Training plans the rows of TRAIN PRIVATE / EVALUATE MODEL: the query must
+// select plain columns of one private table (filtered by any WHERE); the
+// columns the label reads are not features.
+func Training(in Input, label parser.Expr) (*TrainingSet, error) {
+	sel := in.Select
+	tn, ok := sel.From.(*parser.TableName)
+	if !ok {
+		return nil, unsupported("training on joins or derived tables (select columns of one table)")
+	}
+	table, ok := in.Policy.Table(tn.Name)
+	if !ok || table.Public {
+		return nil, refuse("table %s is not a private table of the policy", tn.Name)
+	}
+	cols, ok := in.Schema.Columns(table.Name)
+	if !ok {
+		return nil, &UnknownTableError{Table: tn.Name}
+	}
+	a := &analysis{in: in, table: table, alias: strings.ToLower(tn.Alias), columns: map[string]bool{},
+		plan: &Plan{Table: table}}
+	for _, c := range cols {
+		a.columns[strings.ToLower(c)] = true
+	}
+	if sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || sel.Limit != nil || sel.ForUpdate {
+		return nil, unsupported("DISTINCT, GROUP BY, HAVING, LIMIT or FOR UPDATE in a training query")
+	}
+	if sel.Where != nil {
+		if err := a.rowLevel(sel.Where, "WHERE"); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.rowLevel(label, "LABEL"); err != nil {
+		return nil, err
+	}
+	labelCols := map[string]bool{}
+	walk(label, func(n parser.Expr) bool {
+		if ref, ok := n.(*parser.ColumnRef); ok {
+			name, _ := a.column(ref)
+			labelCols[name] = true
+			return false
+		}
+		return true
+	})
+	ts := &TrainingSet{Table: table}
+	for _, it := range sel.Items {
+		ref, ok := it.Expr.(*parser.ColumnRef)
+		if it.Star || !ok {
+			return nil, unsupported("the training query selects columns only (features and the label's columns)")
+		}
+		name, err := a.column(ref)
+		if err != nil {
+			return nil, err
+		}
+		if name == strings.ToLower(table.PrivacyUnit) {
+			return nil, refuse("the privacy unit %s cannot be a feature", name)
+		}
+		if !labelCols[name] {
+			ts.Features = append(ts.Features, name)
+		}
+	}
+	if len(ts.Features) == 0 {
+		return nil, unsupported("the training query selects no feature (every column is used by the label)")
+	}
+	r := a.sqlRenderer()
+	where, err := a.whereSQL(r)
+	if err != nil {
+		return nil, err
+	}
+	lab, err := r.expr(label)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]string, 0, len(ts.Features)+1)
+	for _, f := range ts.Features {
+		items = append(items, r.ident(f))
+	}
+	// A NULL label is a negative example, as a false one.
+	items = append(items, "CASE WHEN "+lab+" THEN 1 ELSE 0 END AS dp_label")
+	if table.UnitIsRow() {
+		ts.SQL = "SELECT " + strings.Join(items, ", ") + " FROM " + r.ident(table.Name) + where
+		return ts, nil
+	}
+	unit := r.ident(strings.ToLower(table.PrivacyUnit))
+	inner := append(items, "ROW_NUMBER() OVER (PARTITION BY "+unit+" ORDER BY "+r.random()+") AS dp_row_rank")
+	outer := make([]string, len(ts.Features)+1)
+	for i := range ts.Features {
+		outer[i] = "dp_rows." + r.ident(ts.Features[i])
+	}
+	outer[len(ts.Features)] = "dp_label"
+	ts.SQL = "SELECT " + strings.Join(outer, ", ") + " FROM (SELECT " + strings.Join(inner, ", ") + " FROM " +
+		r.ident(table.Name) + where + ") dp_rows WHERE dp_row_rank <= " + strconv.Itoa(1)
+	return ts, nil
+}
