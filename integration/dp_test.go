@@ -31,7 +31,7 @@ func (tg *target) exact(t testing.TB, q string) [][]string {
 func budget(t testing.TB, c *sql.Conn) (float64, float64) {
 	t.Helper()
 	cols, rows := queryRows(t, c, "SHOW PRIVACY BUDGET")
-	if len(rows) != 1 || len(cols) != 6 || cols[2] != "epsilon_spent" {
+	if len(rows) != 1 || len(cols) < 6 || cols[2] != "epsilon_spent" || cols[5] != "delta_total" {
 		t.Fatalf("SHOW PRIVACY BUDGET: got %v %v", cols, rows)
 	}
 	return num(t, rows[0][2]), num(t, rows[0][4])
