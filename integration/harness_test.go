@@ -28,6 +28,7 @@ import (
 type target struct {
 	name    string
 	addr    string // the proxy's MySQL front door
+	pgAddr  string // the proxy's PostgreSQL front door
 	db      string // database clients use
 	direct  *sql.DB
 	srv     *server.Server
@@ -91,7 +92,7 @@ func run(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	targets = append(targets, &target{name: "sqlite", addr: srv.MySQLAddr(), db: demo.Database, direct: direct, srv: srv, dataDir: sqliteDir, pol: pol})
+	targets = append(targets, &target{name: "sqlite", addr: srv.MySQLAddr(), pgAddr: srv.PostgresAddr(), db: demo.Database, direct: direct, srv: srv, dataDir: sqliteDir, pol: pol})
 
 	// MariaDB, when scripts/test.sh started one. CI always does.
 	if dsn := os.Getenv("DPPROXY_TEST_MYSQL_DSN"); dsn != "" {
@@ -112,7 +113,7 @@ func run(m *testing.M) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		targets = append(targets, &target{name: "mariadb", addr: srv.MySQLAddr(), db: cfg.DBName, direct: direct, srv: srv, dataDir: mdir, pol: pol})
+		targets = append(targets, &target{name: "mariadb", addr: srv.MySQLAddr(), pgAddr: srv.PostgresAddr(), db: cfg.DBName, direct: direct, srv: srv, dataDir: mdir, pol: pol})
 	} else if os.Getenv("CI") != "" {
 		return 0, fmt.Errorf("CI is set but DPPROXY_TEST_MYSQL_DSN is not: run the tests through scripts/test.sh")
 	}
@@ -133,7 +134,7 @@ func run(m *testing.M) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		targets = append(targets, &target{name: "postgres", addr: srv.MySQLAddr(), db: db, direct: direct, srv: srv, dataDir: pdir, pol: pol})
+		targets = append(targets, &target{name: "postgres", addr: srv.MySQLAddr(), pgAddr: srv.PostgresAddr(), db: db, direct: direct, srv: srv, dataDir: pdir, pol: pol})
 	} else if os.Getenv("CI") != "" {
 		return 0, fmt.Errorf("CI is set but DPPROXY_TEST_PG_DSN is not: run the tests through scripts/test.sh")
 	}
