@@ -16,9 +16,11 @@ type CatalogHooks struct {
 	// parenthesised SELECT. The renderer adds the alias.
 	Relation func(t *parser.TableName) (string, error)
 	// Func renders a call of a function, aggregate or window function
-	// (the renderer adds OVER (...)) from its rendered arguments. Regular
-	// expression matches arrive as calls of pg_catalog.textregexeq and
-	// texticregexeq, PostgreSQL's names for ~ and ~*.
+	// (the renderer adds OVER (...)) from its rendered arguments. Pattern
+	// matches arrive as calls of PostgreSQL's functions behind the
+	// operators: textregexeq (~), texticregexeq (~*), and textlike (LIKE)
+	// and texticlike (ILIKE) with the escape as a third argument (NULL
+	// for PostgreSQL's default, a backslash).
 	Func func(f *parser.Func, args []string) (string, error)
 	// Cast renders x::type from the rendered operand.
 	Cast func(c *parser.Cast, x string) (string, error)
@@ -349,6 +351,9 @@ func (c *catalogRenderer) expr(e parser.Expr) (string, bool, error) {
 		}
 		s, err := c.h.Func(&parser.Func{Schema: "pg_catalog", Name: name, Args: []parser.Expr{e.L, e.R}}, args)
 		return s, true, err
+	case *parser.Like:
+		s, err := c.like(e)
+		return s, true, err
 	case *parser.Subquery:
 		s, err := c.stmt(e.Select)
 		if err != nil {
@@ -481,4 +486,29 @@ func (c *catalogRenderer) anyOp(e *parser.AnyOp) (string, error) {
 		return "(NOT EXISTS (SELECT 1 FROM json_each(" + arr + ") AS \"dp_each\" WHERE NOT (" + cond + ")))", nil
 	}
 	return "(EXISTS (SELECT 1 FROM json_each(" + arr + ") AS \"dp_each\" WHERE " + cond + "))", nil
+}
+
+// like renders [NOT] LIKE / ILIKE as a call: SQLite's LIKE ignores case
+// and has no default escape character, PostgreSQL's does not and has one.
+func (c *catalogRenderer) like(e *parser.Like) (string, error) {
+	operands := []parser.Expr{e.X, e.Pattern}
+	if e.Escape != nil {
+		operands = append(operands, e.Escape)
+	}
+	args, err := c.exprs(operands)
+	if err != nil {
+		return "", err
+	}
+	if e.Escape == nil {
+		args = append(args, "NULL")
+	}
+	name := "textlike"
+	if e.CaseInsensitive {
+		name = "texticlike"
+	}
+	s, err := c.h.Func(&parser.Func{Schema: "pg_catalog", Name: name, Args: operands}, args)
+	if err != nil || !e.Not {
+		return s, err
+	}
+	return "(NOT " + s + ")", nil
 }

@@ -186,9 +186,9 @@ func (a *analysis) rowUnitSQL(r *renderer, table, where string, keys []string, a
 	return sql
 }
 
-// unitRows is the innermost level for a unit-column table: one row per base
-// row, with its unit, keys and aggregate arguments, ranked randomly within
-// (unit, group).
+// unitRows is one row per base row of a unit-column table, with its unit,
+// keys and aggregate arguments, ranked randomly within (unit, group): the
+// sampled form of contribution bounding, for distinct counts.
 func (a *analysis) unitRows(r *renderer, table, where string, keys, args []string, argSQL map[string]string) (string, map[string]string) {
 	unit := r.ident(strings.ToLower(a.table.PrivacyUnit))
 	inner := []string{unit + " AS dp_unit"}
@@ -206,44 +206,89 @@ func (a *analysis) unitRows(r *renderer, table, where string, keys, args []strin
 	return "SELECT " + strings.Join(inner, ", ") + " FROM " + table + where, alias
 }
 
-// oneGroupSQL is the unit-column plan without GROUP BY: one group, so no unit
-// can exceed the group bound and only the row bound applies, in one window
-// pass.
-func (a *analysis) oneGroupSQL(r *renderer, table, where string, args []string, argSQL map[string]string) string {
-	rows, alias := a.unitRows(r, table, where, nil, args, argSQL)
-	var cols []string
-	a.plan.UnitsColumn = a.placeQuantities(0, func(agg *Aggregate, q *Quantity) {
-		cols = append(cols, r.quantitySQL(agg, *q, alias[agg.Key], "dp_unit"))
-	})
-	cols = append(cols, "COUNT(DISTINCT dp_unit)")
-	return "SELECT " + strings.Join(cols, ", ") + " FROM (" + rows + ") dp_rows WHERE dp_row_rank <= " +
-		strconv.Itoa(a.plan.Contribution.MaxRows)
+// Contribution bounding for a table whose privacy unit is a column scales
+// each unit's rows instead of sampling them: with c rows of a unit in a
+// group and the bound m = MaxRows, every partial quantity of the unit is
+// multiplied by f = min(1, m/c) (and its row count is min(c, m)). A unit then
+// adds at most m times the per-row bound to each quantity — the sensitivity
+// of sensitivity.go — and f·Σ is exactly the expected value of the sum over a
+// uniformly random sample of m of its rows (the sampling of Wilson et al.
+// 2020, §3), computed without the per-row random sort, in one GROUP BY per
+// unit. Distinct counts cannot be scaled: a query with COUNT(DISTINCT col)
+// keeps the sampled rows (unitRows).
+
+// scaledPartial is one quantity's partial for the rows of one unit (and
+// group), scaled by f.
+func (a *analysis) scaledPartial(r *renderer, agg *Aggregate, q Quantity, argSQL map[string]string) string {
+	m := strconv.Itoa(a.plan.Contribution.MaxRows)
+	switch {
+	case q.Kind == QUnits:
+		return "1"
+	case q.Kind == QCount && agg.Arg == nil:
+		return "(CASE WHEN COUNT(*) > " + m + " THEN " + m + " ELSE COUNT(*) END)"
+	}
+	return "(" + r.quantitySQL(agg, q, argSQL[agg.Key], "") + " * (CASE WHEN COUNT(*) > " + m +
+		" THEN " + m + ".0 / COUNT(*) ELSE 1 END))"
 }
 
-func (a *analysis) columnUnitSQL(r *renderer, table, where string, keys, args []string, argSQL map[string]string) string {
-	rows, alias := a.unitRows(r, table, where, keys, args, argSQL)
-	kAlias := make([]string, len(keys))
-	for i := range keys {
-		kAlias[i] = "dp_k" + strconv.Itoa(i)
+// hasDistinct reports whether a quantity needs the rows themselves.
+func (a *analysis) hasDistinct() bool {
+	for _, agg := range a.plan.Aggs {
+		for _, q := range agg.Quantities {
+			if q.Kind == QDistinct {
+				return true
+			}
+		}
 	}
-	// Middle: one row per (unit, group) with partial quantities, ranked
-	// randomly within the unit.
-	middle := append([]string{"dp_unit"}, kAlias...)
+	return false
+}
+
+// oneGroupSQL is the unit-column plan without GROUP BY: one group, so no unit
+// can exceed the group bound and only the row bound applies.
+func (a *analysis) oneGroupSQL(r *renderer, table, where string, args []string, argSQL map[string]string) string {
+	// One group needs no partition selection, so no unit count (0);
+	// COUNT(DISTINCT pid) has its own quantity.
+	if a.hasDistinct() {
+		rows, alias := a.unitRows(r, table, where, nil, args, argSQL)
+		var cols []string
+		a.plan.UnitsColumn = a.placeQuantities(0, func(agg *Aggregate, q *Quantity) {
+			cols = append(cols, r.quantitySQL(agg, *q, alias[agg.Key], "dp_unit"))
+		})
+		return "SELECT " + strings.Join(append(cols, "0"), ", ") + " FROM (" + rows + ") dp_rows WHERE dp_row_rank <= " +
+			strconv.Itoa(a.plan.Contribution.MaxRows)
+	}
+	unit := r.ident(strings.ToLower(a.table.PrivacyUnit))
+	inner := []string{unit + " AS dp_unit"}
+	var outer []string
+	a.plan.UnitsColumn = a.placeQuantities(0, func(agg *Aggregate, q *Quantity) {
+		name := "dp_q" + strconv.Itoa(q.Column)
+		inner = append(inner, a.scaledPartial(r, agg, *q, argSQL)+" AS "+name)
+		outer = append(outer, "SUM("+name+")")
+	})
+	return "SELECT " + strings.Join(append(outer, "0"), ", ") + " FROM (SELECT " + strings.Join(inner, ", ") +
+		" FROM " + table + where + " GROUP BY " + unit + ") dp_units"
+}
+
+// columnUnitSQL is the unit-column plan with GROUP BY: one row per (unit,
+// group) with its scaled partials, at most MaxGroups groups per unit kept at
+// random (ROW_NUMBER over a random order), then summed per group.
+func (a *analysis) columnUnitSQL(r *renderer, table, where string, keys, args []string, argSQL map[string]string) string {
+	unit := r.ident(strings.ToLower(a.table.PrivacyUnit))
+	kAlias := make([]string, len(keys))
+	middle := []string{unit + " AS dp_unit"}
+	for i, k := range keys {
+		kAlias[i] = "dp_k" + strconv.Itoa(i)
+		middle = append(middle, k+" AS "+kAlias[i])
+	}
 	outer := append([]string{}, kAlias...)
 	a.plan.UnitsColumn = a.placeQuantities(len(keys), func(agg *Aggregate, q *Quantity) {
 		name := "dp_q" + strconv.Itoa(q.Column)
-		if q.Kind == QUnits { // one middle row per (unit, group)
-			middle = append(middle, "1 AS "+name)
-		} else {
-			middle = append(middle, r.quantitySQL(agg, *q, alias[agg.Key], "")+" AS "+name)
-		}
+		middle = append(middle, a.scaledPartial(r, agg, *q, argSQL)+" AS "+name)
 		outer = append(outer, "SUM("+name+")")
 	})
 	outer = append(outer, "COUNT(*)")
-	middle = append(middle, fmt.Sprintf("ROW_NUMBER() OVER (PARTITION BY dp_unit ORDER BY %s) AS dp_group_rank", r.random()))
-	groups := "SELECT " + strings.Join(middle, ", ") + " FROM (" + rows + ") dp_rows" +
-		" WHERE dp_row_rank <= " + strconv.Itoa(a.plan.Contribution.MaxRows) +
-		" GROUP BY " + strings.Join(append([]string{"dp_unit"}, kAlias...), ", ")
+	middle = append(middle, fmt.Sprintf("ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS dp_group_rank", unit, r.random()))
+	groups := "SELECT " + strings.Join(middle, ", ") + " FROM " + table + where + " GROUP BY " + ordinals(len(keys)+1)
 	return "SELECT " + strings.Join(outer, ", ") + " FROM (" + groups + ") dp_groups" +
 		" WHERE dp_group_rank <= " + strconv.Itoa(a.plan.Contribution.MaxGroups) +
 		" GROUP BY " + strings.Join(kAlias, ", ")
