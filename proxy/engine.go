@@ -16,6 +16,7 @@ import (
 
 	"github.com/dpproxy/dpproxy/backend"
 	"github.com/dpproxy/dpproxy/catalog"
+	"github.com/dpproxy/dpproxy/catalog/pgcatalog"
 	"github.com/dpproxy/dpproxy/ledger"
 	"github.com/dpproxy/dpproxy/mechanism"
 	"github.com/dpproxy/dpproxy/metrics"
@@ -53,6 +54,7 @@ type Engine struct {
 	schema  map[string][]string // backend columns of each policy table, lower case
 	tables  map[string]string   // every backend table: lower case → its name
 	catalog *catalog.Catalog
+	pgcat   *pgcatalog.Catalog // the emulated pg_catalog for PostgreSQL clients
 	loaded  time.Time
 }
 
@@ -140,9 +142,17 @@ func (e *Engine) loadSchema(ctx context.Context) error {
 		infos = append(infos, catalog.TableInfo{Name: name, Public: t.Public, Columns: cols})
 	}
 	cat := catalog.New(e.database, infos, e.ServerVersion())
+	pgcat, err := pgcatalog.New(e.database, "public", infos, pgServerVersion)
+	if err != nil {
+		return fmt.Errorf("proxy: building the PostgreSQL catalog: %w", err)
+	}
 	e.mu.Lock()
-	e.schema, e.tables, e.catalog, e.loaded = schema, have, cat, time.Now()
+	old := e.pgcat
+	e.schema, e.tables, e.catalog, e.pgcat, e.loaded = schema, have, cat, pgcat, time.Now()
 	e.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
 	return nil
 }
 
@@ -152,6 +162,22 @@ func (e *Engine) Columns(table string) ([]string, bool) {
 	defer e.mu.RUnlock()
 	cols, ok := e.schema[strings.ToLower(table)]
 	return cols, ok
+}
+
+func (e *Engine) pgCatalog() *pgcatalog.Catalog {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.pgcat
+}
+
+// Close releases the engine's catalogs.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pgcat != nil {
+		return e.pgcat.Close()
+	}
+	return nil
 }
 
 func (e *Engine) cat() *catalog.Catalog {

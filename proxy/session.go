@@ -109,10 +109,14 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 	switch st := p.stmt.(type) {
 	case *parser.Empty:
 		return &Result{}, nil
-	case *parser.Select:
-		return s.selectStmt(ctx, sql, p.fingerprint, st, args)
-	case *parser.SetOp:
-		return nil, s.setOp(st)
+	case *parser.Select, *parser.SetOp:
+		if res, ok, err := s.pgCatalogStatement(ctx, st, args); ok {
+			return res, err
+		}
+		if sel, ok := st.(*parser.Select); ok {
+			return s.selectStmt(ctx, sql, p.fingerprint, sel, args)
+		}
+		return nil, s.setOp(st.(*parser.SetOp))
 	case *parser.Set:
 		return s.set(ctx, st, args)
 	case *parser.Use:
@@ -121,6 +125,9 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 		}
 		return &Result{}, nil
 	case *parser.Show:
+		if s.dialect == parser.PostgreSQL && st.Kind == parser.ShowVariable {
+			return s.pgShow(st.Name)
+		}
 		return s.show(st)
 	case *parser.Transaction:
 		// DP queries are read-only and answered from committed data;
@@ -175,6 +182,9 @@ func (s *Session) classify(err error) error {
 	var pe *Error
 	if errors.As(err, &pe) {
 		return pe
+	}
+	if e, ok := classifyPG(err); ok {
+		return e
 	}
 	var syn *parser.SyntaxError
 	var uns *parser.UnsupportedError

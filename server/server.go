@@ -213,6 +213,9 @@ func (s *Server) Close() error {
 		errs = append(errs, s.admin.Close())
 	}
 	s.wg.Wait()
+	if s.Engine != nil {
+		errs = append(errs, s.Engine.Close())
+	}
 	if s.ledger != nil {
 		errs = append(errs, s.ledger.Close())
 	}

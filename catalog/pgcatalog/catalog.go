@@ -38,9 +38,10 @@ type Catalog struct {
 	tables  []catalog.TableInfo // sorted by name
 	// relOIDs maps every pg_class row's OID to its schema and name, for
 	// ::regclass output.
-	relOIDs map[uint32][2]string
+	relOIDs  map[uint32][2]string
 	tableOID map[string]uint32
 
+	id     int64 // in registry, for the driver's lookup functions
 	sqlite *sql.DB
 	// keep holds one connection open for the catalog's lifetime: a shared
 	// in-memory database lives only as long as some connection to it.
@@ -94,6 +95,8 @@ func New(database, schema string, tables []catalog.TableInfo, serverVersion stri
 		c.Close()
 		return nil, fmt.Errorf("pgcatalog: build the catalog of %s: %w", database, err)
 	}
+	c.id = lastID.Add(1)
+	registry.Store(c.id, c)
 	return c, nil
 }
 
@@ -122,6 +125,7 @@ func (c *Catalog) assignOIDs() {
 
 // Close releases the in-memory database.
 func (c *Catalog) Close() error {
+	registry.Delete(c.id)
 	if c.keep != nil {
 		c.keep.Close()
 	}
@@ -137,7 +141,7 @@ func (c *Catalog) Database() string { return c.db }
 type connector struct{ dsn string }
 
 func (k connector) Connect(context.Context) (driver.Conn, error) { return sqliteDriver.Open(k.dsn) }
-func (k connector) Driver() driver.Driver                       { return sqliteDriver }
+func (k connector) Driver() driver.Driver                        { return sqliteDriver }
 
 var sqliteDriver = newDriver()
 

@@ -222,7 +222,7 @@ func typeRow(t pgType) row {
 	return row{"oid": t.OID, "typname": t.Name, "typnamespace": nsPGCatalog, "typowner": ownerOID,
 		"typlen": t.Len, "typbyval": t.ByVal, "typtype": typtype, "typcategory": string(t.Category),
 		"typispreferred": t.OID == OIDText || t.OID == OIDFloat8 || t.OID == OIDOid || t.OID == OIDBool || t.OID == OIDTimestamptz,
-		"typisdefined": true, "typdelim": ",", "typsubscript": sub, "typelem": t.Elem, "typarray": t.Array,
+		"typisdefined":   true, "typdelim": ",", "typsubscript": sub, "typelem": t.Elem, "typarray": t.Array,
 		"typinput": in, "typoutput": out, "typreceive": recv, "typsend": send, "typmodin": "-", "typmodout": "-",
 		"typanalyze": "-", "typalign": align, "typstorage": storage, "typtypmod": -1, "typcollation": coll}
 }

@@ -108,12 +108,12 @@ var builtinTypes = []pgType{
 	{4096, "regrole", 4, true, 'N', 0, 4097},
 }
 
-var (
-	typesByOID  = map[uint32]pgType{}
-	typesByName = map[string]pgType{}
-)
+// typesByOID and typesByName are initialised as variables, before any
+// init function (schema.go's reads them).
+var typesByOID, typesByName = buildTypes()
 
-func init() {
+func buildTypes() (map[uint32]pgType, map[string]pgType) {
+	typesByOID, typesByName := map[uint32]pgType{}, map[string]pgType{}
 	for _, t := range builtinTypes {
 		typesByOID[t.OID] = t
 		typesByName[t.Name] = t
@@ -123,6 +123,7 @@ func init() {
 			typesByName[a.Name] = a
 		}
 	}
+	return typesByOID, typesByName
 }
 
 // typeAliases are the SQL spellings of types whose pg_type name differs
@@ -334,7 +335,8 @@ func declArgs(args string) (int64, int64) {
 }
 
 // typeStorage is a type's typalign and typstorage (pg_type.h): fixed-size
-// types are stored plain, variable-length ones extended.
+// types are stored plain with their natural alignment, variable-length ones
+// extended (compressible, out of line) with int alignment.
 func typeStorage(t pgType) (align, storage string) {
 	switch {
 	case t.Len == 8:
@@ -343,13 +345,8 @@ func typeStorage(t pgType) (align, storage string) {
 		return "i", "p"
 	case t.Len == 2:
 		return "s", "p"
-	case t.Len == 1 || t.Len == 64:
-		return "c", "p"
 	case t.Len > 0:
 		return "c", "p"
-	}
-	if t.Category == 'A' || t.OID == OIDNumeric {
-		return "i", "x"
 	}
 	return "i", "x"
 }
