@@ -381,3 +381,39 @@ func TestExplainPrivacy(t *testing.T) {
 		}
 	})
 }
+
+// MIN, MAX, MEDIAN and PERCENTILE_CONT are DP quantiles over the column's
+// public domain (exponential mechanism on a backend histogram); at a large ε
+// they land on the true value.
+func TestQuantiles(t *testing.T) {
+	forEach(t, func(t *testing.T, tg *target) {
+		c := tg.session(t, "tester", testerPassword)
+		mustExec(t, c, "SET dp_epsilon = 1e4")
+		_, rows := queryRows(t, c, "SELECT MIN(age), MAX(age), MEDIAN(age), MEDIAN(hours_per_week) FROM adult WHERE sex = 'Female'")
+		exactMin := num(t, tg.exact(t, "SELECT MIN(age) FROM adult WHERE sex = 'Female'")[0][0])
+		exactMax := num(t, tg.exact(t, "SELECT MAX(age) FROM adult WHERE sex = 'Female'")[0][0])
+		// The median of Adult's women: 35 years, 40 hours.
+		if got := num(t, rows[0][0]); got != exactMin {
+			t.Errorf("MIN(age) = %v, exact %v", got, exactMin)
+		}
+		if got := num(t, rows[0][1]); got != exactMax {
+			t.Errorf("MAX(age) = %v, exact %v", got, exactMax)
+		}
+		if got := num(t, rows[0][2]); math.Abs(got-35) > 1 {
+			t.Errorf("MEDIAN(age) = %v, want about 35", got)
+		}
+		if got := num(t, rows[0][3]); math.Abs(got-40) > 1 {
+			t.Errorf("MEDIAN(hours_per_week) = %v, want about 40", got)
+		}
+		_, rows = queryRows(t, c, "SELECT sex, MEDIAN(age) FROM adult GROUP BY sex ORDER BY sex")
+		if len(rows) != 2 || math.Abs(num(t, rows[1][1])-38) > 1 {
+			t.Errorf("MEDIAN(age) by sex: %v (men: about 38)", rows)
+		}
+		// At a small ε the answer is noisy but stays in the public domain.
+		mustExec(t, c, "SET dp_epsilon = 0.05")
+		_, rows = queryRows(t, c, "SELECT MEDIAN(age) FROM pums")
+		if got := num(t, rows[0][0]); got < 0 || got > 100 {
+			t.Errorf("MEDIAN(age) over pums at ε=0.05 = %v, outside [0, 100]", got)
+		}
+	})
+}

@@ -23,11 +23,12 @@ func TestPsql(t *testing.T) {
 			out, err := exec.CommandContext(ctx, psql, append([]string{conn, "-X", "-v", "VERBOSITY=verbose"}, args...)...).CombinedOutput()
 			return string(out), err
 		}
-		out, err := run("-c", "SET dp_epsilon = 100000", "-c", "SELECT sex, COUNT(*) AS n FROM adult GROUP BY sex", "-c", "SHOW PRIVACY BUDGET", "-c", `\conninfo`)
+		out, err := run("-c", "SET dp_epsilon = 100000", "-c", "SELECT sex, COUNT(*) AS n FROM adult GROUP BY sex", "-c", "SHOW PRIVACY BUDGET", "-c", `\conninfo`,
+			"-c", "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median_age, COUNT(*)::float / 2 AS half FROM adult WHERE age::int > 16")
 		if err != nil {
 			t.Fatalf("psql: %v\n%s", err, out)
 		}
-		for _, want := range []string{"Female", "Male", "epsilon_spent", "You are connected to database \"" + tg.db + "\""} {
+		for _, want := range []string{"Female", "Male", "epsilon_spent", "You are connected to database \"" + tg.db + "\"", "median_age", "     37 "} {
 			if !strings.Contains(out, want) {
 				t.Errorf("psql output lacks %q:\n%s", want, out)
 			}

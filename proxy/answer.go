@@ -222,6 +222,8 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) []any {
 			out[i] = max(n, 0)
 		case rewrite.AggVar, rewrite.AggStddev:
 			out[i] = noisyVariance(a, ms, value)
+		case rewrite.AggQuantile:
+			out[i] = r.noisyQuantile(i, a, g.keys)
 		case rewrite.AggSum:
 			v := value(0)
 			// A sum of values that are all ≥ 0 (or all ≤ 0) cannot change
@@ -254,6 +256,25 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) []any {
 		}
 	}
 	return out
+}
+
+// noisyQuantile releases a quantile of one group from its histogram (all
+// zeros when the group has no rows: which bins are empty is exactly what the
+// mechanism protects). Over an integer domain with one bin per value the
+// released point is rounded down to its bin's integer (post-processing).
+func (r *release) noisyQuantile(i int, a *rewrite.Aggregate, keys []any) any {
+	counts := r.histograms[i][groupKey(keys)]
+	if counts == nil {
+		counts = make([]int64, a.Bins)
+	}
+	v, err := r.quantiles[i].Release(counts, a.P)
+	if err != nil {
+		return nil
+	}
+	if a.BinWidth == 1 {
+		return int64(math.Floor(v))
+	}
+	return v
 }
 
 // noisyVariance releases VAR or STDDEV from three noisy moments of the

@@ -45,6 +45,14 @@ func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel
 		}
 		return nil, s.backendError(err)
 	}
+	hists, err := s.engine.queryHistograms(ctx, plan)
+	if err != nil {
+		if rerr := s.engine.ledger.Refund(context.WithoutCancel(ctx), receipt.ID); rerr != nil {
+			s.engine.log.Error("refund failed", append(s.logAttrs(), "charge", receipt.ID, "err", rerr)...)
+		}
+		return nil, s.backendError(err)
+	}
+	rel.histograms = hists
 	s.engine.metrics.Charged(s.role.Name, rel.epsilon, rel.delta)
 	return rel.answer(plan, groups)
 }
@@ -161,11 +169,14 @@ func toNumber(v any) (float64, error) {
 
 // release holds the mechanisms of one query and what it costs.
 type release struct {
-	mechs    [][]mechanism.Mechanism // per aggregate, per quantity
+	mechs     [][]mechanism.Mechanism // per aggregate, per quantity
+	quantiles map[int]*mechanism.Quantile // per quantile aggregate
 	selector *mechanism.PartitionSelector
 	plan     *rewrite.Plan
 
 	epsilon, delta, rho float64
+	// histograms holds each quantile aggregate's bin counts per group key.
+	histograms map[int]map[string][]int64
 	// deltaInRho is the δ the Gaussian releases were calibrated at: ρ
 	// describes their privacy loss completely (see ledger.Charge).
 	deltaInRho float64
@@ -176,11 +187,14 @@ type release struct {
 // parts gets ε/k (and, where it needs it, δ/k), so by basic composition
 // (Dwork & Roth 2014, Theorem 3.16) the whole answer is (ε, δ)-DP.
 func newRelease(plan *rewrite.Plan, eps, delta float64, mech string) (*release, error) {
-	nQuant := 0
+	nQuant, nQuantiles := 0, 0
 	for _, a := range plan.Aggs {
 		nQuant += len(a.Quantities)
+		if a.Kind == rewrite.AggQuantile {
+			nQuantiles++
+		}
 	}
-	parts := nQuant
+	parts := nQuant + nQuantiles
 	if plan.PartitionSelection {
 		parts++
 		if delta <= 0 {
@@ -202,8 +216,19 @@ func newRelease(plan *rewrite.Plan, eps, delta float64, mech string) (*release, 
 	if deltaParts > 0 {
 		deltaPart = delta / float64(deltaParts)
 	}
-	r := &release{plan: plan, epsilon: eps}
-	for _, a := range plan.Aggs {
+	r := &release{plan: plan, epsilon: eps, quantiles: map[int]*mechanism.Quantile{}}
+	for i, a := range plan.Aggs {
+		if a.Kind == rewrite.AggQuantile {
+			// The exponential mechanism over the histogram is pure ε-DP
+			// (McSherry & Talwar 2007): ε²/2-zCDP (Bun & Steinke 2016).
+			// The mechanism's bins are the backend's: Bins of BinWidth from Lower.
+			q, err := mechanism.NewQuantile(epsPart, a.Lower, a.Lower+float64(a.Bins)*a.BinWidth, a.Bins, plan.Contribution.MaxRows)
+			if err != nil {
+				return nil, Errorf(CodeBadValue, "%v", err)
+			}
+			r.quantiles[i] = q
+			r.rho += epsPart * epsPart / 2
+		}
 		var ms []mechanism.Mechanism
 		for _, q := range a.Quantities {
 			var m mechanism.Mechanism
@@ -265,3 +290,55 @@ func (e *Engine) maxGroups() int {
 
 // maxBackendGroups bounds what the proxy reads before partition selection.
 func (e *Engine) maxBackendGroups() int { return 100 * e.maxGroups() }
+
+// queryHistograms runs each quantile aggregate's histogram statement: bin
+// counts per group key (groupKey of the keys).
+func (e *Engine) queryHistograms(ctx context.Context, plan *rewrite.Plan) (map[int]map[string][]int64, error) {
+	out := map[int]map[string][]int64{}
+	for i, a := range plan.Aggs {
+		if a.Kind != rewrite.AggQuantile {
+			continue
+		}
+		rows, err := e.backend.DB.QueryContext(ctx, a.Histogram)
+		if err != nil {
+			return nil, err
+		}
+		nKeys := len(plan.Keys)
+		raw := make([]any, nKeys+2)
+		ptrs := make([]any, len(raw))
+		for j := range raw {
+			ptrs[j] = &raw[j]
+		}
+		byGroup := map[string][]int64{}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			keys := make([]any, nKeys)
+			for k := range keys {
+				keys[k] = keyValue(raw[k], plan.Keys[k])
+			}
+			bin, err1 := toNumber(raw[nKeys])
+			n, err2 := toNumber(raw[nKeys+1])
+			if err1 != nil || err2 != nil {
+				rows.Close()
+				return nil, fmt.Errorf("reading a histogram: %v %v", err1, err2)
+			}
+			// Values at the upper bound fall just past the last bin.
+			b := min(max(int(bin), 0), a.Bins-1)
+			k := groupKey(keys)
+			if byGroup[k] == nil {
+				byGroup[k] = make([]int64, a.Bins)
+			}
+			byGroup[k][b] += int64(n)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = byGroup
+	}
+	return out, nil
+}

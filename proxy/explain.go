@@ -57,6 +57,12 @@ func (s *Session) explainPrivacy(ctx context.Context, st *parser.ExplainPrivacy,
 				sens, m.Scale(), m.Epsilon(), m.Delta(), half})
 		}
 	}
+	for i, q := range rel.quantiles {
+		a := plan.Aggs[i]
+		res.Rows = append(res.Rows, []Value{aggregateText(a),
+			fmt.Sprintf("rank error at 95%%: ±%.3g rows", q.RankError(a.P, 0.95)), "exponential (quantile)",
+			float64(plan.Contribution.MaxRows), a.BinWidth, q.Epsilon(), 0.0, nil})
+	}
 	if sel := rel.selector; sel != nil {
 		res.Rows = append(res.Rows, []Value{"(partition selection)",
 			fmt.Sprintf("distinct persons per group ≥ %.4g", sel.Threshold()), "laplace threshold",
@@ -112,6 +118,17 @@ func aggregateText(a *rewrite.Aggregate) string {
 		rewrite.AggCount: "COUNT", rewrite.AggSum: "SUM", rewrite.AggAvg: "AVG",
 		rewrite.AggVar: "VAR_POP", rewrite.AggStddev: "STDDEV_POP", rewrite.AggCountDistinct: "COUNT",
 	}[a.Kind]
+	if a.Kind == rewrite.AggQuantile {
+		switch a.P {
+		case 0:
+			return "MIN(" + a.Key + ")"
+		case 1:
+			return "MAX(" + a.Key + ")"
+		case 0.5:
+			return "MEDIAN(" + a.Key + ")"
+		}
+		return fmt.Sprintf("PERCENTILE_CONT(%g) WITHIN GROUP (ORDER BY %s)", a.P, a.Key)
+	}
 	if a.Sample {
 		name = strings.Replace(name, "_POP", "_SAMP", 1)
 	}

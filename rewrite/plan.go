@@ -43,6 +43,7 @@ const (
 	AggVar           // VAR_POP / VARIANCE (VAR_SAMP with Sample)
 	AggStddev        // STDDEV_POP / STDDEV / STD (STDDEV_SAMP with Sample)
 	AggCountDistinct // COUNT(DISTINCT expr); of the privacy unit: distinct persons
+	AggQuantile      // MIN, MAX, MEDIAN, PERCENTILE_CONT: a DP quantile (P)
 )
 
 // QuantityKind is one noisy number the backend computes per group.
@@ -81,6 +82,14 @@ type Aggregate struct {
 	// IntValued aggregates are released as integers (counts, sums of ints).
 	IntValued  bool
 	Quantities []Quantity
+	// P is the quantile of an AggQuantile (0 MIN, 1 MAX, 0.5 MEDIAN) and
+	// Bins the number of equal-width bins of its histogram over [Lower, Upper].
+	P        float64
+	Bins     int
+	BinWidth float64
+	// Histogram is the backend statement of an AggQuantile: one row per
+	// (group keys..., bin, count) over the bounded rows.
+	Histogram string
 }
 
 // Key is one GROUP BY key: a column or an expression.
@@ -432,10 +441,12 @@ func (a *analysis) aggregate(f *parser.Func) error {
 		agg.Kind = AggStddev
 	case "stddev_samp":
 		agg.Kind, agg.Sample = AggStddev, true
-	case "min", "max", "median", "percentile_cont", "percentile_disc":
-		return refuse("%s over raw values is not differentially private; dpproxy answers COUNT, SUM, AVG, VAR and STDDEV", upper)
+	case "min", "max", "median", "percentile_cont":
+		return a.quantile(f, upper)
+	case "percentile_disc":
+		return unsupported("PERCENTILE_DISC (use PERCENTILE_CONT)")
 	default:
-		return unsupported("aggregate %s (dpproxy answers COUNT, SUM, AVG, VAR and STDDEV)", upper)
+		return unsupported("aggregate %s (dpproxy answers COUNT, SUM, AVG, VAR, STDDEV, MIN, MAX, MEDIAN and PERCENTILE_CONT)", upper)
 	}
 	if f.Star {
 		if agg.Kind != AggCount || f.Distinct {

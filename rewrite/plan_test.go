@@ -65,7 +65,7 @@ func TestAnalyzeRefusesRowLevelReads(t *testing.T) {
 		"SELECT SUM(educ) FROM pums":                          "needs a public bound for educ",
 		"SELECT AVG(income / (age - 50)) FROM pums":           "the divisor can be 0",
 		"SELECT COUNT(*) FROM pums GROUP BY pid * 2":          "privacy unit",
-		"SELECT MAX(age) FROM pums":                           "MAX over raw values",
+		"SELECT MAX(workclass) FROM adult":                    "needs a public bound",
 		"SELECT DISTINCT sex FROM pums":                       "DISTINCT",
 		"SELECT COUNT(*) FROM pums WHERE age IN (SELECT 1)":   "subqueries",
 		"SELECT COUNT(*) FROM pums WHERE @x = 1":              "variables",

@@ -47,6 +47,9 @@ func (a *analysis) buildSQL() error {
 		}
 		sql = a.columnUnitSQL(r, table, where, keys, args, argSQL)
 	}
+	if err := a.quantileHistograms(r, table, where, keys); err != nil {
+		return err
+	}
 	a.plan.SQL = sql
 	a.plan.Args = r.args
 	return nil
