@@ -417,3 +417,39 @@ func TestQuantiles(t *testing.T) {
 		}
 	})
 }
+
+// SET dp_confidence adds an interval for every aggregate column; over many
+// answers the true value lies inside at least as often as promised.
+func TestConfidenceIntervals(t *testing.T) {
+	forEach(t, func(t *testing.T, tg *target) {
+		c := tg.session(t, "tester", testerPassword)
+		mustExec(t, c, "SET dp_epsilon = 0.5")
+		mustExec(t, c, "SET dp_confidence = 0.9")
+		exactN := num(t, tg.exact(t, "SELECT COUNT(*) FROM adult WHERE race = 'Other'")[0][0])
+		exactAvg := num(t, tg.exact(t, "SELECT AVG(age) FROM adult WHERE race = 'Other'")[0][0])
+		const runs = 100
+		coveredN, coveredAvg := 0, 0
+		for i := 0; i < runs; i++ {
+			cols, rows := queryRows(t, c, "SELECT COUNT(*) AS n, AVG(age) AS a FROM adult WHERE race = 'Other'")
+			if len(cols) != 6 || cols[2] != "n_ci_low" || cols[5] != "a_ci_high" {
+				t.Fatalf("columns %v", cols)
+			}
+			r := rows[0]
+			if num(t, r[2]) <= exactN && exactN <= num(t, r[3]) {
+				coveredN++
+			}
+			if num(t, r[4]) <= exactAvg && exactAvg <= num(t, r[5]) {
+				coveredAvg++
+			}
+		}
+		// 90% nominal; with 100 runs, fewer than 80 covered would be a
+		// 3-sigma failure of the promise.
+		if coveredN < 80 || coveredAvg < 80 {
+			t.Errorf("coverage over %d runs: COUNT %d, AVG %d (nominal 90%%)", runs, coveredN, coveredAvg)
+		}
+		mustExec(t, c, "SET dp_confidence = 'off'")
+		if cols, _ := queryRows(t, c, "SELECT COUNT(*) FROM adult"); len(cols) != 1 {
+			t.Errorf("dp_confidence off still adds columns: %v", cols)
+		}
+	})
+}

@@ -27,7 +27,8 @@ func (r *release) answer(plan *rewrite.Plan, groups []group) (*Result, error) {
 	}
 	rows := make([]outRow, 0, len(released))
 	for _, g := range released {
-		env := &groupEnv{plan: plan, keys: g.keys, aggs: r.noisyAggregates(plan, g)}
+		aggs, cis := r.noisyAggregates(plan, g)
+		env := &groupEnv{plan: plan, keys: g.keys, aggs: aggs}
 		vals := make([]any, len(plan.Items))
 		for i, it := range plan.Items {
 			v, err := eval.Eval(it.Expr, env)
@@ -37,6 +38,9 @@ func (r *release) answer(plan *rewrite.Plan, groups []group) (*Result, error) {
 			vals[i] = v
 		}
 		env.items = vals
+		if r.confidence > 0 {
+			vals = appendIntervals(plan, vals, cis)
+		}
 		if plan.Having != nil {
 			v, err := eval.Eval(plan.Having, env)
 			if err != nil {
@@ -96,6 +100,12 @@ func (r *release) answer(plan *rewrite.Plan, groups []group) (*Result, error) {
 	res.Columns = make([]Column, len(plan.Items))
 	for i, it := range plan.Items {
 		res.Columns[i] = Column{Name: it.Name, Type: itemType(plan, it.Expr, res.Rows, i)}
+	}
+	if r.confidence > 0 {
+		for _, i := range intervalItems(plan) {
+			name := plan.Items[i].Name
+			res.Columns = append(res.Columns, Column{Name: name + "_ci_low", Type: TypeFloat}, Column{Name: name + "_ci_high", Type: TypeFloat})
+		}
 	}
 	return res, nil
 }
@@ -208,42 +218,64 @@ func keyValue(raw any, k rewrite.Key) any {
 	return raw
 }
 
-// noisyAggregates releases every aggregate of one group.
-func (r *release) noisyAggregates(plan *rewrite.Plan, g group) []any {
+// noisyAggregates releases every aggregate of one group and, when the
+// session asked for them (dp_confidence), a confidence interval for each.
+// The intervals cover the noise only (not the bias of clamping and of
+// contribution bounding) and are computed from the noisy values and the
+// mechanisms' public scales: post-processing, free of charge.
+func (r *release) noisyAggregates(plan *rewrite.Plan, g group) ([]any, []mechanism.Interval) {
 	out := make([]any, len(plan.Aggs))
+	ci := make([]mechanism.Interval, len(plan.Aggs))
+	c := r.confidence
 	for i, a := range plan.Aggs {
 		ms := r.mechs[i]
 		// value is the true value of the aggregate's j-th quantity.
 		value := func(j int) float64 { return g.quant[a.Quantities[j].Column-len(plan.Keys)] }
+		ci[i] = mechanism.Interval{Low: math.NaN(), High: math.NaN()}
 		switch a.Kind {
 		case rewrite.AggCount, rewrite.AggCountDistinct:
 			n := ms[0].AddNoiseInt(int64(math.Round(value(0))))
 			// A count below zero is impossible; clamping is post-processing.
 			out[i] = max(n, 0)
+			if c > 0 {
+				h := mechanism.IntegerHalfWidth(ms[0], c)
+				ci[i] = mechanism.Interval{Low: math.Max(float64(n)-h, 0), High: float64(n) + h}
+			}
 		case rewrite.AggVar, rewrite.AggStddev:
-			out[i] = noisyVariance(a, ms, value)
+			out[i], ci[i] = noisyVariance(a, ms, value, c)
 		case rewrite.AggQuantile:
 			out[i] = r.noisyQuantile(i, a, g.keys)
 		case rewrite.AggSum:
 			v := value(0)
 			// A sum of values that are all ≥ 0 (or all ≤ 0) cannot change
 			// sign; clamping the noisy sum is post-processing.
+			var f float64
+			var h float64
 			if a.IntValued {
-				n := ms[0].AddNoiseInt(int64(math.Round(v)))
-				if a.Lower >= 0 {
-					n = max(n, 0)
-				} else if a.Upper <= 0 {
-					n = min(n, 0)
+				f = float64(ms[0].AddNoiseInt(int64(math.Round(v))))
+				if c > 0 {
+					h = mechanism.IntegerHalfWidth(ms[0], c)
 				}
-				out[i] = n
 			} else {
-				f := ms[0].AddNoise(v)
-				if a.Lower >= 0 {
-					f = math.Max(f, 0)
-				} else if a.Upper <= 0 {
-					f = math.Min(f, 0)
+				f = ms[0].AddNoise(v)
+				if c > 0 {
+					h = ms[0].ConfidenceHalfWidth(c)
 				}
+			}
+			lo, hi := math.Inf(-1), math.Inf(1)
+			if a.Lower >= 0 {
+				lo = 0
+			} else if a.Upper <= 0 {
+				hi = 0
+			}
+			f = math.Min(math.Max(f, lo), hi)
+			if a.IntValued {
+				out[i] = int64(f)
+			} else {
 				out[i] = f
+			}
+			if c > 0 {
+				ci[i] = mechanism.Interval{Low: math.Max(f-h, lo), High: math.Min(f+h, hi)}
 			}
 		case rewrite.AggAvg:
 			// AVG = mid + noisy Σ(x−mid) / noisy count, clamped to the
@@ -253,9 +285,44 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) []any {
 			mid := (a.Lower + a.Upper) / 2
 			avg := mid + sum/float64(max(n, 1))
 			out[i] = math.Min(math.Max(avg, a.Lower), a.Upper)
+			if c > 0 {
+				// A sound interval by the union bound over the two noises
+				// and interval arithmetic on the ratio (mechanism.RatioInterval).
+				each := mechanism.SplitConfidence(c, 2)
+				ci[i] = mechanism.RatioInterval(sum, ms[0].ConfidenceHalfWidth(each), float64(n), mechanism.IntegerHalfWidth(ms[1], each)).
+					Shift(mid).Clamp(a.Lower, a.Upper)
+			}
+		}
+	}
+	return out, ci
+}
+
+// intervalItems are the select-list items that are an aggregate with a
+// confidence interval: they get <name>_ci_low and <name>_ci_high columns.
+func intervalItems(plan *rewrite.Plan) []int {
+	var out []int
+	for i, it := range plan.Items {
+		if f, ok := it.Expr.(*parser.Func); ok {
+			if j, ok := plan.AggregateOf(f); ok && plan.Aggs[j].Kind != rewrite.AggQuantile {
+				out = append(out, i)
+			}
 		}
 	}
 	return out
+}
+
+// appendIntervals adds the interval columns of one row.
+func appendIntervals(plan *rewrite.Plan, vals []any, cis []mechanism.Interval) []any {
+	for _, i := range intervalItems(plan) {
+		j, _ := plan.AggregateOf(plan.Items[i].Expr.(*parser.Func))
+		ci := cis[j]
+		if math.IsNaN(ci.Low) || math.IsNaN(ci.High) {
+			vals = append(vals, nil, nil)
+			continue
+		}
+		vals = append(vals, ci.Low, ci.High)
+	}
+	return vals
 }
 
 // noisyQuantile releases a quantile of one group from its histogram (all
@@ -283,10 +350,11 @@ func (r *release) noisyQuantile(i int, a *rewrite.Aggregate, keys []any) any {
 // sensitivity), times n/(n−1) for the sample form, clamped to its valid
 // range [0, ((upper−lower)/2)²] — post-processing of the noisy moments
 // (the approach of Google's dpagg.Variance and SmartNoise).
-func noisyVariance(a *rewrite.Aggregate, ms []mechanism.Mechanism, value func(int) float64) float64 {
+func noisyVariance(a *rewrite.Aggregate, ms []mechanism.Mechanism, value func(int) float64, c float64) (float64, mechanism.Interval) {
 	s2 := ms[0].AddNoise(value(0))
 	s1 := ms[1].AddNoise(value(1))
-	n := float64(max(ms[2].AddNoiseInt(int64(math.Round(value(2)))), 1))
+	nNoisy := ms[2].AddNoiseInt(int64(math.Round(value(2))))
+	n := float64(max(nNoisy, 1))
 	mean := s1 / n
 	v := s2/n - mean*mean
 	if a.Sample && n > 1 {
@@ -294,10 +362,22 @@ func noisyVariance(a *rewrite.Aggregate, ms []mechanism.Mechanism, value func(in
 	}
 	half := (a.Upper - a.Lower) / 2
 	v = math.Min(math.Max(v, 0), half*half)
-	if a.Kind == rewrite.AggStddev {
-		return math.Sqrt(v)
+	ci := mechanism.Interval{Low: math.NaN(), High: math.NaN()}
+	if c > 0 {
+		// Three noises, union bound; interval arithmetic on the moments
+		// (mechanism.VarianceInterval). The sample form's n/(n−1) factor is
+		// at most 2 and is applied to the upper end only, for soundness.
+		each := mechanism.SplitConfidence(c, 3)
+		ci = mechanism.VarianceInterval(float64(nNoisy), mechanism.IntegerHalfWidth(ms[2], each),
+			s1, ms[1].ConfidenceHalfWidth(each), s2, ms[0].ConfidenceHalfWidth(each), half*half)
+		if a.Sample {
+			ci.High = math.Min(ci.High*2, half*half)
+		}
 	}
-	return v
+	if a.Kind == rewrite.AggStddev {
+		return math.Sqrt(v), ci.Sqrt()
+	}
+	return v, ci
 }
 
 // groupEnv evaluates the select list, HAVING and ORDER BY of one group: a

@@ -53,6 +53,7 @@ func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel
 		return nil, s.backendError(err)
 	}
 	rel.histograms = hists
+	rel.confidence = s.settings.confidence
 	s.engine.metrics.Charged(s.role.Name, rel.epsilon, rel.delta)
 	return rel.answer(plan, groups)
 }
@@ -175,6 +176,8 @@ type release struct {
 	plan     *rewrite.Plan
 
 	epsilon, delta, rho float64
+	// confidence, when > 0, adds a confidence interval for each aggregate.
+	confidence float64
 	// histograms holds each quantile aggregate's bin counts per group key.
 	histograms map[int]map[string][]int64
 	// deltaInRho is the δ the Gaussian releases were calibrated at: ρ

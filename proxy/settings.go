@@ -16,6 +16,8 @@ type settings struct {
 	delta     float64
 	deltaSet  bool
 	mechanism string
+	// confidence, when set, adds <col>_ci_low/_ci_high columns.
+	confidence float64
 }
 
 // budget returns the (ε, δ, mechanism) a query of this session spends.
@@ -44,6 +46,8 @@ func (s *Session) variable(name string) (any, bool) {
 		return delta, true
 	case "dp_mechanism":
 		return mech, true
+	case "dp_confidence":
+		return s.settings.confidence, true
 	}
 	v, ok := s.vars[strings.ToLower(name)]
 	return v, ok
@@ -94,6 +98,15 @@ func (s *Session) set(ctx context.Context, st *parser.Set, args []Value) (*Resul
 				return nil, Errorf(CodeBadValue, "dp_delta %g is over your whole budget (δ=%g)", f, lim.User.Delta)
 			}
 			s.settings.delta, s.settings.deltaSet = f, true
+		case "dp_confidence":
+			f, ok := eval.ToFloat(v)
+			if str, isStr := v.(string); isStr && strings.EqualFold(str, "off") {
+				f, ok = 0, true
+			}
+			if !ok || f < 0 || f >= 1 {
+				return nil, Errorf(CodeBadValue, "dp_confidence must be in (0, 1), or 0 / 'off', got %v", v)
+			}
+			s.settings.confidence = f
 		case "dp_mechanism":
 			m := strings.ToLower(eval.ToString(v))
 			if m != "laplace" && m != "gaussian" {
@@ -116,6 +129,8 @@ func (s *Session) resetVar(name string) {
 		s.settings.delta, s.settings.deltaSet = 0, false
 	case "dp_mechanism":
 		s.settings.mechanism = ""
+	case "dp_confidence":
+		s.settings.confidence = 0
 	default:
 		delete(s.vars, strings.ToLower(name))
 	}
