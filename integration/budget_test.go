@@ -20,6 +20,7 @@ func TestAdminBudgetStatements(t *testing.T) {
 		}
 		mustExec(t, dba, "SET PRIVACY BUDGET FOR USER budget3 EPSILON 1.5")
 		mustExec(t, user, "SET dp_epsilon = 1")
+		mustExec(t, user, "SET dp_cache = off")
 		queryRows(t, user, "SELECT COUNT(*) FROM adult")
 		me := mysqlError(t, user, "SELECT COUNT(*) FROM adult")
 		if !strings.Contains(me.Message, "budget exceeded") {
@@ -81,6 +82,10 @@ func TestConcurrentSessionsNeverOverspend(t *testing.T) {
 					return
 				}
 				defer c.Close()
+				if _, err := c.ExecContext(ctx, "SET dp_cache = off"); err != nil {
+					t.Error(err)
+					return
+				}
 				if _, err := c.ExecContext(ctx, "SET dp_epsilon = 0.05"); err != nil {
 					t.Error(err)
 					return
@@ -108,5 +113,36 @@ func TestConcurrentSessionsNeverOverspend(t *testing.T) {
 			t.Errorf("%d answers, %d refusals, %v charges; spent %v of %v", n, refused.Load(), charges, spent, budgetEps)
 		}
 		t.Logf("%d answers at ε=0.05 within ε=2 (basic composition alone: 40); spent %v", n, spent)
+	})
+}
+
+// Repeating a statement returns the answer already released, at no new
+// cost (post-processing), also after a restart; a different literal, ε or
+// dp_cache = off means a new answer.
+func TestRepeatsAreFree(t *testing.T) {
+	forEach(t, func(t *testing.T, tg *target) {
+		c := tg.session(t, "tester", testerPassword)
+		// charges is the number of answers charged to the session's user.
+		charges := func() float64 {
+			_, rows := queryRows(t, c, "SHOW PRIVACY BUDGET")
+			return num(t, rows[0][10])
+		}
+		mustExec(t, c, "SET dp_epsilon = 0.3")
+		q := "SELECT COUNT(*), AVG(age) FROM adult WHERE hours_per_week > 41"
+		_, first := queryRows(t, c, q)
+		before := charges()
+		_, again := queryRows(t, c, q)
+		if again[0][0] != first[0][0] || again[0][1] != first[0][1] || charges() != before {
+			t.Errorf("a repeat gave %v (first %v) and was charged", again, first)
+		}
+		queryRows(t, c, "SELECT COUNT(*), AVG(age) FROM adult WHERE hours_per_week > 42")
+		if n := charges(); n != before+1 {
+			t.Errorf("another literal made %v charges, want 1", n-before)
+		}
+		mustExec(t, c, "SET dp_cache = off")
+		queryRows(t, c, q)
+		if n := charges(); n != before+2 {
+			t.Errorf("with dp_cache = off a repeat was not charged")
+		}
 	})
 }

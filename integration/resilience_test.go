@@ -33,6 +33,7 @@ func TestDemoRestartKeepsLedger(t *testing.T) {
 		c := tg.session(t, "analyst", "analyst")
 		before, _ := budget(t, c)
 		mustExec(t, c, "SET dp_epsilon = 0.5")
+		mustExec(t, c, "SET dp_cache = off")
 		queryRows(t, c, "SELECT COUNT(*) FROM adult")
 		after, _ := budget(t, c)
 		c.Close()

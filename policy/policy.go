@@ -75,6 +75,10 @@ type Limits struct {
 	IdleTimeout    Duration `yaml:"idle_timeout"`    // 0: default 8h
 	// MaxGroups caps the groups one DP answer may carry (default 10000).
 	MaxGroups int `yaml:"max_groups"`
+	// AnswerCacheTTL is how long a released answer is served again, free,
+	// to the same user for the same statement, parameters and ε (default
+	// 1h; negative turns repeats off).
+	AnswerCacheTTL Duration `yaml:"answer_cache_ttl"`
 }
 
 // TLS is the certificate clients are offered.

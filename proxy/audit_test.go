@@ -86,6 +86,9 @@ func sample(t *testing.T, b *backend.Backend, q string, n int) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := s.Execute(ctx, "SET dp_cache = off"); err != nil {
+		t.Fatal(err)
+	}
 	out := make([]float64, n)
 	for i := range out {
 		res, err := s.Execute(ctx, q)

@@ -17,6 +17,19 @@ import (
 // before the backend is even asked, and refunded if the backend fails, so no
 // answer can ever leave without its cost in the ledger.
 func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel *parser.Select, args []Value) (*Result, error) {
+	key := s.answerKey(sqlText, args)
+	if res, ok := s.cachedResult(ctx, key); ok {
+		return res, nil
+	}
+	res, err := s.dpAnswer(ctx, sqlText, fingerprint, sel, args)
+	if err == nil {
+		s.rememberResult(ctx, key, res)
+	}
+	return res, err
+}
+
+// dpAnswer computes a new answer and charges it.
+func (s *Session) dpAnswer(ctx context.Context, sqlText, fingerprint string, sel *parser.Select, args []Value) (*Result, error) {
 	plan, rel, err := s.prepareRelease(ctx, sel, args)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,8 @@ type settings struct {
 	mechanism string
 	// confidence, when set, adds <col>_ci_low/_ci_high columns.
 	confidence float64
+	// noCache turns off serving repeats from released answers (dp_cache).
+	noCache bool
 }
 
 // budget returns the (ε, δ, mechanism) a query of this session spends.
@@ -48,6 +50,8 @@ func (s *Session) variable(name string) (any, bool) {
 		return mech, true
 	case "dp_confidence":
 		return s.settings.confidence, true
+	case "dp_cache":
+		return map[bool]string{false: "on", true: "off"}[s.settings.noCache], true
 	}
 	v, ok := s.vars[strings.ToLower(name)]
 	return v, ok
@@ -107,6 +111,15 @@ func (s *Session) set(ctx context.Context, st *parser.Set, args []Value) (*Resul
 				return nil, Errorf(CodeBadValue, "dp_confidence must be in (0, 1), or 0 / 'off', got %v", v)
 			}
 			s.settings.confidence = f
+		case "dp_cache":
+			switch strings.ToLower(eval.ToString(v)) {
+			case "on", "1", "true":
+				s.settings.noCache = false
+			case "off", "0", "false":
+				s.settings.noCache = true
+			default:
+				return nil, Errorf(CodeBadValue, "dp_cache must be 'on' or 'off', got %v", v)
+			}
 		case "dp_mechanism":
 			m := strings.ToLower(eval.ToString(v))
 			if m != "laplace" && m != "gaussian" {
@@ -131,6 +144,8 @@ func (s *Session) resetVar(name string) {
 		s.settings.mechanism = ""
 	case "dp_confidence":
 		s.settings.confidence = 0
+	case "dp_cache":
+		s.settings.noCache = false
 	default:
 		delete(s.vars, strings.ToLower(name))
 	}
