@@ -107,6 +107,9 @@ go test -run='^$' -bench=Charge -benchtime=2s ./ledger/ | grep -E '^Benchmark'
 phase "go test -bench: noise"
 go test -run='^$' -bench=. ./mechanism/ | grep -E '^Benchmark'
 
+phase "accuracy: median relative error on Adult grouped by sex (bench/accuracy)"
+go run ./bench/accuracy -runs "${ACCURACY_RUNS:-101}"
+
 if [[ ${TRAIN_RUNS:-20} -gt 0 ]]; then
 	phase "private logistic regression on Adult (bench/trainbench, ${TRAIN_RUNS:-20} runs per cell)"
 	go run ./bench/trainbench -runs "${TRAIN_RUNS:-20}" -png "$T/accuracy.png"
