@@ -88,6 +88,16 @@ func TestTrainPrivateLogregScoresOutsideTheProxy(t *testing.T) {
 		if _, again := queryRows(t, c, "SHOW MODEL "+name); len(again) != 21 || again[3][1] != rows[3][1] {
 			t.Errorf("SHOW MODEL differs from the training result")
 		}
+		// EVALUATE MODEL: the confusion matrix on private rows, as DP counts.
+		mustExec(t, c, "SET dp_epsilon = 1")
+		cols, ev := queryRows(t, c, "EVALUATE MODEL "+name+" ON (SELECT age, education_num, hours_per_week, sex, occupation, income FROM adult) LABEL income = '>50K' WITH (epsilon = 2)")
+		if len(ev) != 1 || cols[1] != "accuracy" {
+			t.Fatalf("EVALUATE MODEL: %v %v", cols, ev)
+		}
+		cells := num(t, ev[0][4]) + num(t, ev[0][5]) + num(t, ev[0][6]) + num(t, ev[0][7])
+		if acc := num(t, ev[0][1]); acc < 0.75 || acc > 0.9 || math.Abs(cells-32561) > 40 {
+			t.Errorf("EVALUATE MODEL on the training rows: accuracy %v over %v rows", acc, cells)
+		}
 		mustExec(t, c, "DROP MODEL "+name)
 		if me := mysqlError(t, c, "SHOW MODEL "+name); !strings.Contains(me.Message, "no model") {
 			t.Errorf("after DROP: %v", me)

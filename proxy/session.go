@@ -172,7 +172,7 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 	case *parser.DropModel:
 		return s.dropModel(ctx, st)
 	case *parser.EvaluateModel:
-		return nil, Errorf(CodeUnsupported, "EVALUATE MODEL is not supported yet")
+		return s.evaluateModel(ctx, sql, st)
 	}
 	return nil, Errorf(CodeUnsupported, "unsupported statement %T", p.stmt)
 }

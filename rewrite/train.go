@@ -110,3 +110,37 @@ func Training(in Input, label parser.Expr) (*TrainingSet, error) {
 		r.ident(table.Name) + where + ") dp_rows WHERE dp_row_rank <= " + strconv.Itoa(1)
 	return ts, nil
 }
+
+// NumericTerm and CategoryTerm are the terms of a linear model's score on
+// the original scale of its features (see train.Model.Weights).
+type NumericTerm struct {
+	Column       string
+	Weight       float64
+	Lower, Upper float64
+}
+
+type CategoryTerm struct {
+	Column string
+	Value  string
+	Weight float64
+}
+
+// EvaluationSQL counts the confusion matrix of a linear model over a
+// training set's rows: one row per (predicted, actual) cell with its count.
+// The score is the model applied in the backend exactly as a user would:
+// numeric values clamped to their public bounds (NULL: the midpoint), each
+// categorical value adding the weight of "column=value".
+func EvaluationSQL(ts *TrainingSet, d parser.Dialect, intercept float64, nums []NumericTerm, cats []CategoryTerm) string {
+	r := &renderer{dialect: d}
+	terms := []string{number(intercept)}
+	for _, t := range nums {
+		mid := number((t.Lower + t.Upper) / 2)
+		x := "COALESCE(" + r.ident(t.Column) + ", " + mid + ")"
+		terms = append(terms, "("+number(t.Weight)+" * "+r.clamp(x, t.Lower, t.Upper)+")")
+	}
+	for _, t := range cats {
+		terms = append(terms, "(CASE WHEN "+r.ident(t.Column)+" = "+r.bind(t.Value)+" THEN "+number(t.Weight)+" ELSE 0 END)")
+	}
+	score := strings.Join(terms, " + ")
+	return "SELECT CASE WHEN " + score + " > 0 THEN 1 ELSE 0 END, dp_label, COUNT(*) FROM (" + ts.SQL + ") dp_eval GROUP BY 1, 2"
+}
