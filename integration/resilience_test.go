@@ -142,3 +142,36 @@ func TestBackendGoesAway(t *testing.T) {
 		t.Errorf("SELECT 1 + 1 = %v", rows)
 	}
 }
+
+// A ledger directory that is not a ledger (corrupt, or lost and replaced
+// by something else) stops the proxy at start with a clear message; the
+// proxy never starts on an empty ledger in place of the lost one, and it
+// leaves the directory as it found it.
+func TestCorruptLedgerStopsTheProxy(t *testing.T) {
+	dir := t.TempDir()
+	pol, err := testPolicy("sqlite", filepath.Join(dir, "demo.db"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := demo.Prepare(context.Background(), pol); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(pol.Ledger.Path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	junk := filepath.Join(pol.Ledger.Path, "000001.vlog")
+	if err := os.WriteFile(junk, []byte("not a ledger"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.Start(context.Background(), server.Options{Policy: pol, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err == nil {
+		srv.Close()
+		t.Fatal("the proxy started on a corrupt ledger")
+	}
+	if !strings.Contains(err.Error(), pol.Ledger.Path) {
+		t.Errorf("the error does not name the ledger: %v", err)
+	}
+	if b, _ := os.ReadFile(junk); string(b) != "not a ledger" {
+		t.Error("the corrupt ledger was changed")
+	}
+}

@@ -49,13 +49,22 @@ type Server struct {
 // OpenLedger opens the ledger the policy names: etcd when ledger.etcd lists
 // endpoints (fleets), the Badger directory ledger.path otherwise.
 func OpenLedger(ctx context.Context, pol *policy.Policy, log *slog.Logger) (ledger.Store, error) {
+	// Each branch returns a nil Store on error, never a typed nil pointer.
 	if e := pol.Ledger.Etcd; e != nil && len(e.Endpoints) > 0 {
-		return etcdledger.Open(ctx, etcdledger.Config{Endpoints: e.Endpoints, Prefix: e.Prefix, Logger: log})
+		l, err := etcdledger.Open(ctx, etcdledger.Config{Endpoints: e.Endpoints, Prefix: e.Prefix, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
 	}
 	if pol.Ledger.Path == "" {
 		return nil, errors.New("server: the policy names no ledger: set ledger.path (or ledger.etcd.endpoints)")
 	}
-	return ledger.Open(pol.Ledger.Path, ledger.Options{Logger: log})
+	l, err := ledger.Open(pol.Ledger.Path, ledger.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // Start opens everything the policy names and starts listening. On error,
