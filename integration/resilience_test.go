@@ -124,6 +124,7 @@ func TestBackendGoesAway(t *testing.T) {
 	defer srv.Close()
 	tg := &target{addr: srv.MySQLAddr(), db: cfg.DBName}
 	c := tg.session(t, "tester", testerPassword)
+	mustExec(t, c, "SET dp_cache = off") // a repeat must reach the backend
 	queryRows(t, c, "SELECT COUNT(*) FROM adult")
 	before, _ := budget(t, c)
 
