@@ -124,13 +124,13 @@ func toValue(t proxy.ColumnType, v proxy.Value) (sqltypes.Value, error) {
 	}
 	switch t {
 	case proxy.TypeInt:
-		i, err := asInt64(v)
+		i, err := proxy.AsInt64(v)
 		if err != nil {
 			return sqltypes.Value{}, err
 		}
 		return sqltypes.NewInt64(i), nil
 	case proxy.TypeFloat:
-		f, err := asFloat64(v)
+		f, err := proxy.AsFloat64(v)
 		if err != nil {
 			return sqltypes.Value{}, err
 		}
@@ -140,13 +140,13 @@ func toValue(t proxy.ColumnType, v proxy.Value) (sqltypes.Value, error) {
 		// 1.234567e+06.
 		return sqltypes.NewFloat64(f), nil
 	case proxy.TypeDate:
-		d, err := asTime(v)
+		d, err := proxy.AsTime(v)
 		if err != nil {
 			return sqltypes.Value{}, err
 		}
 		return sqltypes.NewDate(d.Format(time.DateOnly)), nil
 	case proxy.TypeDateTime:
-		d, err := asTime(v)
+		d, err := proxy.AsTime(v)
 		if err != nil {
 			return sqltypes.Value{}, err
 		}
@@ -164,73 +164,6 @@ func toValue(t proxy.ColumnType, v proxy.Value) (sqltypes.Value, error) {
 		}
 		return sqltypes.NewVarChar(s), nil
 	}
-}
-
-func asInt64(v proxy.Value) (int64, error) {
-	switch x := v.(type) {
-	case int64:
-		return x, nil
-	case int:
-		return int64(x), nil
-	case int32:
-		return int64(x), nil
-	case uint64:
-		if x > math.MaxInt64 {
-			return 0, fmt.Errorf("%d overflows an integer column", x)
-		}
-		return int64(x), nil
-	case float64:
-		// -2^63 is exact in float64; 2^63 is the first value past MaxInt64.
-		if x != math.Trunc(x) || x < math.MinInt64 || x >= math.MaxInt64 {
-			return 0, fmt.Errorf("%v is not an integer", x)
-		}
-		return int64(x), nil
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	}
-	return 0, fmt.Errorf("cannot send %T as an integer", v)
-}
-
-func asFloat64(v proxy.Value) (float64, error) {
-	switch x := v.(type) {
-	case float64:
-		return x, nil
-	case float32:
-		return float64(x), nil
-	case int64:
-		return float64(x), nil
-	case int:
-		return float64(x), nil
-	}
-	return 0, fmt.Errorf("cannot send %T as a float", v)
-}
-
-// dateLayouts are the ISO forms the engine may use for dates.
-var dateLayouts = []string{time.DateTime, "2006-01-02T15:04:05", time.DateOnly, time.RFC3339Nano}
-
-func asTime(v proxy.Value) (time.Time, error) {
-	var s string
-	switch x := v.(type) {
-	case time.Time:
-		return x, nil
-	case string:
-		s = x
-	case []byte:
-		s = string(x)
-	default:
-		return time.Time{}, fmt.Errorf("cannot send %T as a date", v)
-	}
-	for _, layout := range dateLayouts {
-		// Parsing accepts a fractional second after the seconds even though
-		// the layouts do not spell it out.
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not an ISO date", s)
 }
 
 func asString(v proxy.Value) (string, error) {
