@@ -183,10 +183,10 @@ func toNumber(v any) (float64, error) {
 
 // release holds the mechanisms of one query and what it costs.
 type release struct {
-	mechs     [][]mechanism.Mechanism // per aggregate, per quantity
+	mechs     [][]mechanism.Mechanism     // per aggregate, per quantity
 	quantiles map[int]*mechanism.Quantile // per quantile aggregate
-	selector *mechanism.PartitionSelector
-	plan     *rewrite.Plan
+	selector  *mechanism.PartitionSelector
+	plan      *rewrite.Plan
 
 	epsilon, delta, rho float64
 	// confidence, when > 0, adds a confidence interval for each aggregate.

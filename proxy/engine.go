@@ -247,4 +247,3 @@ func (e *Engine) backendDialect() parser.Dialect {
 	}
 	return parser.MySQL
 }
-
