@@ -210,6 +210,10 @@ func (a *analysis) funcBound(f *parser.Func) (interval, error) {
 			}
 		}
 		return out, nil
+	case "if":
+		if len(args) == 3 {
+			return hull(args[1], args[2]), nil
+		}
 	case "coalesce", "ifnull":
 		out := x
 		for _, b := range args[1:] {

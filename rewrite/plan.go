@@ -158,14 +158,16 @@ type analysis struct {
 // Analyze checks a SELECT over one private table against the policy and
 // plans its backend SQL. Refusals are *RefusedError; they cost nothing.
 func Analyze(in Input) (*Plan, error) {
-	sel := in.Select
+	sel, err := flattenDerived(in.Select)
+	if err != nil {
+		return nil, err
+	}
+	in.Select = sel
 	tn, ok := sel.From.(*parser.TableName)
 	if !ok {
 		switch sel.From.(type) {
 		case *parser.Join:
 			return nil, unsupported("joins (a later version of dpproxy answers joins with public tables)")
-		case *parser.DerivedTable:
-			return nil, unsupported("derived tables (FROM (SELECT ...))")
 		}
 		return nil, unsupported("this FROM clause")
 	}
@@ -225,6 +227,9 @@ func Analyze(in Input) (*Plan, error) {
 			return nil, err
 		}
 		a.plan.OrderBy = append(a.plan.OrderBy, parser.OrderItem{Expr: a.substituteKeys(o.Expr), Desc: o.Desc})
+	}
+	if len(a.plan.Aggs) == 0 {
+		return nil, refuse("a query over private table %s must aggregate (COUNT, SUM, AVG, ...); listing group keys alone is not supported", a.table.Name)
 	}
 	if err := a.limit(); err != nil {
 		return nil, err
@@ -362,9 +367,6 @@ func (a *analysis) items() error {
 		}
 		a.plan.Items = append(a.plan.Items, Item{Name: name, Expr: a.substituteKeys(it.Expr)})
 	}
-	if len(a.plan.Aggs) == 0 {
-		return refuse("a query over private table %s must aggregate (COUNT, SUM, AVG); listing group keys alone is not supported", a.table.Name)
-	}
 	return nil
 }
 
@@ -465,6 +467,11 @@ func (a *analysis) aggregate(f *parser.Func) error {
 	if lit, ok := arg.(*parser.Literal); ok && agg.Kind == AggCount && !f.Distinct && lit.Value != nil {
 		agg.IntValued = true // COUNT(1) is COUNT(*)
 		return a.register(f, agg, "count(*)")
+	}
+	// Refusals of the renderer (variables, functions not allowed) come
+	// first: they say more than "no bound".
+	if _, err := (&renderer{dialect: a.in.Dialect, params: a.in.Params}).expr(arg); err != nil {
+		return err
 	}
 	agg.Arg = arg
 	agg.Key = exprText(arg)

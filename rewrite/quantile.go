@@ -51,6 +51,9 @@ func (a *analysis) quantile(f *parser.Func, upper string) error {
 	if err := a.rowLevel(arg, "the argument of "+upper); err != nil {
 		return err
 	}
+	if _, err := (&renderer{dialect: a.in.Dialect, params: a.in.Params}).expr(arg); err != nil {
+		return err
+	}
 	b, err := a.bound(arg)
 	if err != nil {
 		var nb *noBoundError

@@ -122,6 +122,7 @@ var scalarFuncs = map[string]bool{
 	"trim": true, "ltrim": true, "rtrim": true, "substring": true, "substr": true, "concat": true,
 	"replace": true, "coalesce": true, "ifnull": true, "nullif": true, "greatest": true, "least": true,
 	"year": true, "month": true, "day": true, "left": true, "right": true,
+	"if": true, "btrim": true,
 }
 
 func (r *renderer) expr(e parser.Expr) (string, error) {
@@ -171,6 +172,13 @@ func (r *renderer) expr(e parser.Expr) (string, error) {
 				return "", err
 			}
 			args[i] = s
+		}
+		if e.Name == "if" {
+			// IF(c, a, b) is MySQL's; CASE is every dialect's.
+			if len(args) != 3 {
+				return "", unsupported("IF with %d arguments", len(args))
+			}
+			return "(CASE WHEN " + args[0] + " THEN " + args[1] + " ELSE " + args[2] + " END)", nil
 		}
 		return strings.ToUpper(r.funcName(e.Name)) + "(" + strings.Join(args, ", ") + ")", nil
 	case *parser.Case:
@@ -295,6 +303,12 @@ func (r *renderer) binary(e *parser.Binary) (string, error) {
 		return "", err
 	}
 	switch e.Op {
+	case parser.OpAdd, parser.OpSub, parser.OpMul, parser.OpDiv, parser.OpMod, parser.OpIntDiv:
+		// A predicate used as a number (MySQL's TRUE is 1) is written as
+		// a CASE, which PostgreSQL's booleans need.
+		l, rr = r.asNumber(e.L, l), r.asNumber(e.R, rr)
+	}
+	switch e.Op {
 	case parser.OpIntDiv:
 		if r.dialect == parser.MySQL {
 			return "(" + l + " DIV " + rr + ")", nil
@@ -410,6 +424,8 @@ func (r *renderer) funcName(name string) string {
 		return "max"
 	case r.dialect == parser.SQLite && name == "least":
 		return "min"
+	case r.dialect != parser.PostgreSQL && name == "btrim":
+		return "trim"
 	}
 	return name
 }
@@ -454,4 +470,30 @@ func (r *renderer) aggregateCall(e *parser.Func) (string, error) {
 		distinct = "DISTINCT "
 	}
 	return strings.ToUpper(e.Name) + "(" + distinct + strings.Join(args, ", ") + ")", nil
+}
+
+// isPredicate reports whether e is a boolean-valued expression.
+func isPredicate(e parser.Expr) bool {
+	switch n := e.(type) {
+	case *parser.Binary:
+		switch n.Op {
+		case parser.OpEQ, parser.OpNE, parser.OpLT, parser.OpLE, parser.OpGT, parser.OpGE,
+			parser.OpNullEQ, parser.OpAnd, parser.OpOr, parser.OpXor, parser.OpRegex:
+			return true
+		}
+	case *parser.Unary:
+		return n.Op == parser.OpNot
+	case *parser.Between, *parser.In, *parser.IsNull, *parser.IsBool, *parser.Like:
+		return true
+	}
+	return false
+}
+
+// asNumber writes a predicate as 1/0 (NULL stays NULL) where a number is
+// needed; other expressions are returned as rendered.
+func (r *renderer) asNumber(e parser.Expr, sql string) string {
+	if !isPredicate(e) {
+		return sql
+	}
+	return "(CASE WHEN " + sql + " THEN 1 WHEN NOT " + sql + " THEN 0 END)"
 }

@@ -84,6 +84,7 @@ func (a *analysis) argumentsSQL(r *renderer) ([]string, map[string]string, error
 		if err != nil {
 			return nil, nil, err
 		}
+		s = r.asNumber(agg.Arg, s)
 		args = append(args, agg.Key)
 		argSQL[agg.Key] = s
 	}
