@@ -94,4 +94,3 @@ func (b *budgetSource) Spending(ctx context.Context, since time.Time) ([]admin.S
 }
 
 func inf() float64 { return math.Inf(1) }
-
