@@ -234,15 +234,15 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) ([]any, []mechani
 		ci[i] = mechanism.Interval{Low: math.NaN(), High: math.NaN()}
 		switch a.Kind {
 		case rewrite.AggCount, rewrite.AggCountDistinct:
-			n := ms[0].AddNoiseInt(int64(math.Round(value(0))))
+			n := noisyInt(plan, ms[0], value(0))
 			// A count below zero is impossible; clamping is post-processing.
 			out[i] = max(n, 0)
 			if c > 0 {
-				h := mechanism.IntegerHalfWidth(ms[0], c)
+				h := intHalfWidth(plan, ms[0], c)
 				ci[i] = mechanism.Interval{Low: math.Max(float64(n)-h, 0), High: float64(n) + h}
 			}
 		case rewrite.AggVar, rewrite.AggStddev:
-			out[i], ci[i] = noisyVariance(a, ms, value, c)
+			out[i], ci[i] = noisyVariance(plan, a, ms, value, c)
 		case rewrite.AggQuantile:
 			out[i] = r.noisyQuantile(i, a, g.keys)
 		case rewrite.AggSum:
@@ -252,9 +252,9 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) ([]any, []mechani
 			var f float64
 			var h float64
 			if a.IntValued {
-				f = float64(ms[0].AddNoiseInt(int64(math.Round(v))))
+				f = float64(noisyInt(plan, ms[0], v))
 				if c > 0 {
-					h = mechanism.IntegerHalfWidth(ms[0], c)
+					h = intHalfWidth(plan, ms[0], c)
 				}
 			} else {
 				f = ms[0].AddNoise(v)
@@ -281,7 +281,7 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) ([]any, []mechani
 			// AVG = mid + noisy Σ(x−mid) / noisy count, clamped to the
 			// bounds (the normalised mean; see sensitivity.CenteredSum).
 			sum := ms[0].AddNoise(value(0))
-			n := ms[1].AddNoiseInt(int64(math.Round(value(1))))
+			n := noisyInt(plan, ms[1], value(1))
 			mid := (a.Lower + a.Upper) / 2
 			avg := mid + sum/float64(max(n, 1))
 			out[i] = math.Min(math.Max(avg, a.Lower), a.Upper)
@@ -289,12 +289,33 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) ([]any, []mechani
 				// A sound interval by the union bound over the two noises
 				// and interval arithmetic on the ratio (mechanism.RatioInterval).
 				each := mechanism.SplitConfidence(c, 2)
-				ci[i] = mechanism.RatioInterval(sum, ms[0].ConfidenceHalfWidth(each), float64(n), mechanism.IntegerHalfWidth(ms[1], each)).
+				ci[i] = mechanism.RatioInterval(sum, ms[0].ConfidenceHalfWidth(each), float64(n), intHalfWidth(plan, ms[1], each)).
 					Shift(mid).Clamp(a.Lower, a.Upper)
 			}
 		}
 	}
 	return out, ci
+}
+
+// noisyInt releases an integer-valued quantity. The backend's value is an
+// integer except where a plan scales units' partials (Plan.Fractional); then
+// it is noised as a real number and rounded after the noise
+// (post-processing), since rounding first could move it by up to 1 beyond
+// its sensitivity. Which path is taken depends on the plan only, never on
+// the data.
+func noisyInt(plan *rewrite.Plan, m mechanism.Mechanism, v float64) int64 {
+	if plan.Fractional {
+		return int64(math.Round(m.AddNoise(v)))
+	}
+	return m.AddNoiseInt(int64(math.Round(v)))
+}
+
+// intHalfWidth is the half-width of noisyInt's interval.
+func intHalfWidth(plan *rewrite.Plan, m mechanism.Mechanism, c float64) float64 {
+	if plan.Fractional {
+		return m.ConfidenceHalfWidth(c) + 0.5
+	}
+	return mechanism.IntegerHalfWidth(m, c)
 }
 
 // intervalItems are the select-list items that are an aggregate with a
@@ -350,10 +371,10 @@ func (r *release) noisyQuantile(i int, a *rewrite.Aggregate, keys []any) any {
 // sensitivity), times n/(n−1) for the sample form, clamped to its valid
 // range [0, ((upper−lower)/2)²] — post-processing of the noisy moments
 // (the approach of Google's dpagg.Variance and SmartNoise).
-func noisyVariance(a *rewrite.Aggregate, ms []mechanism.Mechanism, value func(int) float64, c float64) (float64, mechanism.Interval) {
+func noisyVariance(plan *rewrite.Plan, a *rewrite.Aggregate, ms []mechanism.Mechanism, value func(int) float64, c float64) (float64, mechanism.Interval) {
 	s2 := ms[0].AddNoise(value(0))
 	s1 := ms[1].AddNoise(value(1))
-	nNoisy := ms[2].AddNoiseInt(int64(math.Round(value(2))))
+	nNoisy := noisyInt(plan, ms[2], value(2))
 	n := float64(max(nNoisy, 1))
 	mean := s1 / n
 	v := s2/n - mean*mean
@@ -368,7 +389,7 @@ func noisyVariance(a *rewrite.Aggregate, ms []mechanism.Mechanism, value func(in
 		// (mechanism.VarianceInterval). The sample form's n/(n−1) factor is
 		// at most 2 and is applied to the upper end only, for soundness.
 		each := mechanism.SplitConfidence(c, 3)
-		ci = mechanism.VarianceInterval(float64(nNoisy), mechanism.IntegerHalfWidth(ms[2], each),
+		ci = mechanism.VarianceInterval(float64(nNoisy), intHalfWidth(plan, ms[2], each),
 			s1, ms[1].ConfidenceHalfWidth(each), s2, ms[0].ConfidenceHalfWidth(each), half*half)
 		if a.Sample {
 			ci.High = math.Min(ci.High*2, half*half)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dpproxy/dpproxy/mechanism"
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/rewrite"
 )
@@ -51,7 +50,7 @@ func (s *Session) explainPrivacy(ctx context.Context, st *parser.ExplainPrivacy,
 			}
 			half := m.ConfidenceHalfWidth(0.95)
 			if releasedAsInteger(a, q.Kind) {
-				half = mechanism.IntegerHalfWidth(m, 0.95)
+				half = intHalfWidth(plan, m, 0.95)
 			}
 			res.Rows = append(res.Rows, []Value{aggregateText(a), quantityName(q.Kind), m.Name(),
 				sens, m.Scale(), m.Epsilon(), m.Delta(), half})

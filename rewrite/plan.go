@@ -124,6 +124,11 @@ type Plan struct {
 	Offset  int64
 	// Contribution is the per-unit bound the SQL enforces.
 	Contribution sensitivity.Contribution
+	// Fractional is set when the backend's quantities may be fractional
+	// even for counts (a unit's partials scaled by min(1, m/c)): they are
+	// then noised as real numbers and rounded afterwards, never rounded
+	// first (rounding before the noise would add up to 1 to the sensitivity).
+	Fractional bool
 	// PartitionSelection is set when some key is not public.
 	PartitionSelection bool
 	// UnitsColumn is the backend result position of the distinct-unit

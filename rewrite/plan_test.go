@@ -126,6 +126,9 @@ func TestPlanQuantitiesAndSensitivity(t *testing.T) {
 	if p.PartitionSelection {
 		t.Error("sex has public values: no partition selection needed")
 	}
+	if !p.Fractional {
+		t.Error("scaled partials are fractional: counts must be noised before rounding")
+	}
 	for _, want := range []string{"ROW_NUMBER() OVER (PARTITION BY `pid` ORDER BY RAND())", "CASE WHEN COUNT(*) > 2 THEN 2.0 / COUNT(*) ELSE 1 END", "dp_group_rank <= 3", "`sex` IN (0, 1)", "(`age` > 30)"} {
 		if !strings.Contains(p.SQL, want) {
 			t.Errorf("SQL lacks %q:\n%s", want, p.SQL)
@@ -146,6 +149,9 @@ func TestRowUnitPlanIsOneLevel(t *testing.T) {
 	}
 	if !p.PartitionSelection {
 		t.Error("workclass has no public values: partition selection is needed")
+	}
+	if p.Fractional {
+		t.Error("a row-unit table's counts are whole numbers")
 	}
 	// Integer column bounds are tightened to the integers inside them.
 	if a := p.Aggs[0]; a.Lower != 18 || a.Upper != 90 {

@@ -41,11 +41,13 @@ func (a *analysis) buildSQL() error {
 		sql = a.rowUnitSQL(r, table, where, keys, argSQL)
 	case len(keys) == 0:
 		sql = a.oneGroupSQL(r, table, where, args, argSQL)
+		a.plan.Fractional = !a.hasDistinct()
 	default:
 		if err := a.noDistinct(); err != nil {
 			return err
 		}
 		sql = a.columnUnitSQL(r, table, where, keys, args, argSQL)
+		a.plan.Fractional = true
 	}
 	if err := a.quantileHistograms(r, table, where, keys); err != nil {
 		return err
