@@ -455,3 +455,35 @@ func TestConfidenceIntervals(t *testing.T) {
 		}
 	})
 }
+
+// A private table joins a public one on a key the policy declares unique:
+// the public columns become lookups, so grouping by them releases their
+// public values and sums over them are bounded by them.
+func TestJoinWithPublicTable(t *testing.T) {
+	forEach(t, func(t *testing.T, tg *target) {
+		c := tg.session(t, "tester", testerPassword)
+		mustExec(t, c, "SET dp_epsilon = 1e5")
+		_, rows := queryRows(t, c, `SELECT e.level, COUNT(*) AS n, SUM(e.years) AS y, AVG(a.hours_per_week) AS h
+			FROM adult a JOIN education_levels e ON a.education_num = e.education_num
+			WHERE a.sex = 'Female' GROUP BY e.level ORDER BY e.level`)
+		want := tg.exact(t, `SELECT e.level, COUNT(*), SUM(e.years), AVG(a.hours_per_week)
+			FROM adult a JOIN education_levels e ON a.education_num = e.education_num
+			WHERE a.sex = 'Female' GROUP BY e.level ORDER BY e.level`)
+		if len(rows) != len(want) || len(rows) != 6 {
+			t.Fatalf("levels: proxy %v, exact %v", rows, want)
+		}
+		for i := range want {
+			if rows[i][0] != want[i][0] || num(t, rows[i][1]) != num(t, want[i][1]) ||
+				math.Abs(num(t, rows[i][2])-num(t, want[i][2])) > 1 || math.Abs(num(t, rows[i][3])-num(t, want[i][3])) > 0.01 {
+				t.Errorf("row %d: proxy %v, exact %v", i, rows[i], want[i])
+			}
+		}
+		// The public table alone is read as it is.
+		if _, pub := queryRows(t, c, "SELECT education, years FROM education_levels WHERE education_num = 13"); len(pub) != 1 || pub[0][0] != "Bachelors" {
+			t.Errorf("public table read: %v", pub)
+		}
+		if me := mysqlError(t, c, "SELECT COUNT(*) FROM adult a JOIN education_levels e ON a.education = e.level"); me.Number != 1227 || !strings.Contains(me.Message, "unique") {
+			t.Errorf("a join on a non-unique public column: %v", me)
+		}
+	})
+}

@@ -31,10 +31,16 @@ func (s *Session) explainPrivacy(ctx context.Context, st *parser.ExplainPrivacy,
 		return nil, Errorf(CodeBadValue, "the query has %d parameters; prepare EXPLAIN PRIVACY to give them", st.Params)
 	}
 	sel := st.Select.(*parser.Select)
+	private := false
 	for _, tn := range baseTables(sel.From) {
-		if t, ok := s.engine.policy.Table(tn.Name); !ok || t.Public {
-			return nil, Errorf(CodeUnsupported, "EXPLAIN PRIVACY explains queries over private tables; %s is not one", tn.Name)
+		t, ok := s.engine.policy.Table(tn.Name)
+		if !ok {
+			return nil, Errorf(CodeUnknownTable, "Table '%s.%s' doesn't exist", s.engine.database, tn.Name)
 		}
+		private = private || !t.Public
+	}
+	if !private {
+		return nil, Errorf(CodeUnsupported, "EXPLAIN PRIVACY explains queries over private tables; this one reads none")
 	}
 	plan, rel, err := s.prepareRelease(ctx, sel, args)
 	if err != nil {
@@ -74,6 +80,10 @@ func (s *Session) explainPrivacy(ctx context.Context, st *parser.ExplainPrivacy,
 // prepareRelease is the planning half of a DP answer: analyse the query,
 // check the per-query limits, split the budget into mechanisms.
 func (s *Session) prepareRelease(ctx context.Context, sel *parser.Select, args []Value) (*rewrite.Plan, *release, error) {
+	sel, err := s.inlinePublicJoin(ctx, sel)
+	if err != nil {
+		return nil, nil, err
+	}
 	plan, err := rewrite.Analyze(rewrite.Input{
 		Select:   sel,
 		Policy:   s.engine.policy,

@@ -64,7 +64,7 @@ func flattenDerived(sel *parser.Select) (*parser.Select, error) {
 	alias := strings.ToLower(dt.Alias)
 	var substErr error
 	subst := func(e parser.Expr) parser.Expr {
-		return mapExpr(e, func(n parser.Expr) (parser.Expr, bool) {
+		return parser.MapExpr(e, func(n parser.Expr) (parser.Expr, bool) {
 			ref, ok := n.(*parser.ColumnRef)
 			if !ok {
 				return nil, false

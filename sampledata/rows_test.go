@@ -16,8 +16,9 @@ func TestTablesCountsTheFiles(t *testing.T) {
 		rows    int
 		columns int
 	}{
-		"adult": {32561, 15},
-		"pums":  {1948, 7},
+		"adult":            {32561, 15},
+		"pums":             {1948, 7},
+		"education_levels": {16, 4},
 	}
 	tables := Tables()
 	if len(tables) != len(want) {

@@ -37,6 +37,20 @@ type source struct {
 }
 
 var sources = []source{
+	// education_levels is public: the mapping of Adult's education
+	// categories to their ordinal (both listed in adult.names) with a
+	// coarse level and typical years of schooling added by dpproxy, so that
+	// the demo has a public table to join.
+	{
+		name: "education_levels",
+		file: "education_levels.csv",
+		columns: []Column{
+			{"education_num", TypeInt},
+			{"education", TypeString},
+			{"level", TypeString},
+			{"years", TypeInt},
+		},
+	},
 	{
 		name: "adult",
 		file: "adult_train.csv",
@@ -80,7 +94,7 @@ func lookup(name string) (source, error) {
 			return s, nil
 		}
 	}
-	return source{}, fmt.Errorf("sampledata: no table %q (have adult, pums)", name)
+	return source{}, fmt.Errorf("sampledata: no table %q (have adult, pums, education_levels)", name)
 }
 
 // rowCounts counts each file's rows once, on first use: the counts come from the
