@@ -17,9 +17,10 @@ func convertResultSet(n ast.ResultSetNode) (Statement, error) {
 }
 
 func convertSelect(s *ast.SelectStmt) (*Select, error) {
+	if s.With != nil {
+		return convertWith(s)
+	}
 	switch {
-	case s.With != nil:
-		return nil, &UnsupportedError{What: "WITH (common table expressions)"}
 	case s.Kind == ast.SelectStmtKindTable:
 		return nil, &UnsupportedError{What: "TABLE statement"}
 	case s.Kind == ast.SelectStmtKindValues:
@@ -218,4 +219,32 @@ func convertTableSource(ts *ast.TableSource) (TableExpr, error) {
 		return convertJoin(src)
 	}
 	return nil, &UnsupportedError{What: "FROM item of kind " + stmtName(ts.Source)}
+}
+
+// convertWith converts WITH name AS (query) ... SELECT ...: each CTE is
+// inlined where it is read, as a derived table (inlineCTEs).
+func convertWith(s *ast.SelectStmt) (*Select, error) {
+	with := s.With
+	if with.IsRecursive {
+		return nil, &UnsupportedError{What: "WITH RECURSIVE"}
+	}
+	ctes := map[string]Statement{}
+	for _, cte := range with.CTEs {
+		if len(cte.ColNameList) > 0 {
+			return nil, &UnsupportedError{What: "column names after a WITH name (alias the columns inside its query)"}
+		}
+		q, err := convertResultSet(cte.Query.Query)
+		if err != nil {
+			return nil, err
+		}
+		inlineCTEs(q, ctes)
+		ctes[cte.Name.L] = q
+	}
+	s.With = nil
+	out, err := convertSelect(s)
+	if err != nil {
+		return nil, err
+	}
+	inlineCTEs(out, ctes)
+	return out, nil
 }

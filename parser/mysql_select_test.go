@@ -87,7 +87,7 @@ func TestMySQLSelect(t *testing.T) {
 
 func TestMySQLSelectUnsupported(t *testing.T) {
 	tests := []struct{ sql, what string }{
-		{"WITH x AS (SELECT 1) SELECT * FROM x", "WITH (common table expressions)"},
+		{"WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x", "WITH RECURSIVE"},
 		{"WITH x AS (SELECT 1) SELECT 1 UNION SELECT 2", "WITH (common table expressions)"},
 		{"SELECT a FROM t INTO OUTFILE '/tmp/x'", "SELECT ... INTO"},
 		{"SELECT a FROM t GROUP BY a WITH ROLLUP", "GROUP BY ... WITH ROLLUP"},

@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -15,9 +17,10 @@ var pgSetOps = map[pg.SetOperation][2]string{
 // and the rest associating left, and attached a trailing ORDER BY / LIMIT
 // to the outermost node.
 func (c *pgConverter) selectStmt(s *pg.SelectStmt) (Statement, error) {
+	if s.WithClause != nil {
+		return c.with(s)
+	}
 	switch {
-	case s.WithClause != nil:
-		return nil, &UnsupportedError{What: "WITH (common table expressions)"}
 	case len(s.ValuesLists) > 0:
 		return nil, &UnsupportedError{What: "VALUES statement"}
 	case s.IntoClause != nil:
@@ -358,4 +361,40 @@ func (c *pgConverter) funcTable(r *pg.RangeFunction) (TableExpr, error) {
 	}
 	alias, cols := pgAlias(r.Alias)
 	return &FuncTable{Func: f, Alias: alias, Columns: cols}, nil
+}
+
+// with converts WITH name AS (query) ... SELECT ...: each CTE is inlined
+// where it is read, as a derived table (inlineCTEs).
+func (c *pgConverter) with(s *pg.SelectStmt) (Statement, error) {
+	w := s.WithClause
+	if w.Recursive {
+		return nil, &UnsupportedError{What: "WITH RECURSIVE"}
+	}
+	ctes := map[string]Statement{}
+	for _, n := range w.Ctes {
+		cte := n.GetCommonTableExpr()
+		if cte == nil {
+			return nil, &UnsupportedError{What: "this WITH clause"}
+		}
+		if len(cte.Aliascolnames) > 0 {
+			return nil, &UnsupportedError{What: "column names after a WITH name (alias the columns inside its query)"}
+		}
+		sel := cte.Ctequery.GetSelectStmt()
+		if sel == nil {
+			return nil, &UnsupportedError{What: "a WITH query that is not a SELECT"}
+		}
+		q, err := c.selectStmt(sel)
+		if err != nil {
+			return nil, err
+		}
+		inlineCTEs(q, ctes)
+		ctes[strings.ToLower(cte.Ctename)] = q
+	}
+	s.WithClause = nil
+	out, err := c.selectStmt(s)
+	if err != nil {
+		return nil, err
+	}
+	inlineCTEs(out, ctes)
+	return out, nil
 }

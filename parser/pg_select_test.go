@@ -109,8 +109,8 @@ func TestPGSelect(t *testing.T) {
 
 func TestPGSelectUnsupported(t *testing.T) {
 	tests := []struct{ sql, what string }{
-		{"WITH x AS (SELECT 1) SELECT * FROM x", "WITH (common table expressions)"},
-		{"WITH x AS (SELECT 1) SELECT 1 UNION SELECT 2", "WITH (common table expressions)"},
+		{"WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x", "WITH RECURSIVE"},
+		{"WITH x(a) AS (SELECT 1) SELECT * FROM x", "column names after a WITH name (alias the columns inside its query)"},
 		{"SELECT a INTO t2 FROM t", "SELECT ... INTO"},
 		{"SELECT DISTINCT ON (a) a, b FROM t", "DISTINCT ON"},
 		{"SELECT a FROM t GROUP BY ROLLUP (a)", "GROUP BY ROLLUP/CUBE/GROUPING SETS"},
