@@ -182,3 +182,48 @@ func TestPrivacyAuditCountAndSum(t *testing.T) {
 		})
 	}
 }
+
+// Partition selection end to end: in the audit table every value of x is
+// held by one person only, so each group exists in a database and not in its
+// neighbour without that person. Such a group may be released with
+// probability at most δ (1e-6 here); over thousands of answers of 20 groups
+// none should appear. A threshold that ignored δ would release them at once.
+func TestPrivacyAuditPartitionSelection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("statistical audit")
+	}
+	n := 2000
+	if raceEnabled {
+		n = 500
+	}
+	d := auditDB(t, false)
+	led, err := ledger.Open("", ledger.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	ctx := context.Background()
+	eng, err := proxy.New(ctx, proxy.Config{Policy: auditPolicy(t), Backend: d, Ledger: led, Database: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := eng.NewSession(ctx, "auditor", "main", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Execute(ctx, "SET dp_cache = off"); err != nil {
+		t.Fatal(err)
+	}
+	released := 0
+	for i := 0; i < n; i++ {
+		res, err := s.Execute(ctx, "SELECT x, COUNT(*) FROM t GROUP BY x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		released += len(res.Rows)
+	}
+	// Expected: 20 groups × n answers × δ = 0.04 (for n = 2000).
+	if released > 1 {
+		t.Errorf("%d single-person groups released over %d answers; at δ = 1e-6 about %.2g were expected", released, n, 20*float64(n)*1e-6)
+	}
+}
