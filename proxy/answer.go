@@ -467,23 +467,7 @@ func orderValue(e parser.Expr, vals []any, env *groupEnv) (any, error) {
 // itemType is a result column's type: from the released values when there
 // are any, else from what the expression is.
 func itemType(plan *rewrite.Plan, e parser.Expr, rows [][]Value, col int) ColumnType {
-	t, seen := TypeNull, false
-	for _, row := range rows {
-		if row[col] == nil {
-			continue
-		}
-		vt := valueType(row[col])
-		if !seen {
-			t, seen = vt, true
-		} else if t != vt {
-			if (t == TypeInt && vt == TypeFloat) || (t == TypeFloat && vt == TypeInt) {
-				t = TypeFloat
-			} else {
-				t = TypeString
-			}
-		}
-	}
-	if seen {
+	if t, seen := valuesType(rows, col); seen {
 		return t
 	}
 	switch x := e.(type) {
@@ -506,6 +490,28 @@ func itemType(plan *rewrite.Plan, e parser.Expr, rows [][]Value, col int) Column
 		return TypeString
 	}
 	return TypeFloat
+}
+
+// valuesType is the type of a column from its non-NULL values: their common
+// type, a float when ints and floats mix, else a string. seen is false when
+// every value is NULL.
+func valuesType(rows [][]Value, col int) (t ColumnType, seen bool) {
+	for _, row := range rows {
+		if row[col] == nil {
+			continue
+		}
+		vt := valueType(row[col])
+		switch {
+		case !seen:
+			t, seen = vt, true
+		case t == vt:
+		case (t == TypeInt && vt == TypeFloat) || (t == TypeFloat && vt == TypeInt):
+			t = TypeFloat
+		default:
+			t = TypeString
+		}
+	}
+	return t, seen
 }
 
 func valueType(v any) ColumnType {

@@ -114,7 +114,7 @@ type group struct {
 // queryGroups runs the plan's SQL. Memory grows with the number of groups,
 // never with the table.
 func (e *Engine) queryGroups(ctx context.Context, plan *rewrite.Plan) ([]group, error) {
-	rows, err := e.backend.DB.QueryContext(ctx, plan.SQL, plan.Args...)
+	rows, err := e.backend.DB.QueryContext(ctx, plan.SQL)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 // PostgresVersion is the server_version PostgreSQL clients see: a version
 // whose catalog and protocol they know, marked as dpproxy.
-const PostgresVersion = "16.0 (dpproxy)"
+const PostgresVersion = pgServerVersion + " (dpproxy)"
 
 // NewPGSession opens a session for a PostgreSQL client. database is the
 // startup packet's (psql sends the user name when none is given); it must be

@@ -103,11 +103,11 @@ func baseTables(te parser.TableExpr) []*parser.TableName {
 
 // publicSelect forwards a query that reads only public tables.
 func (s *Session) publicSelect(ctx context.Context, sel *parser.Select, args []Value) (*Result, error) {
-	q, qargs, err := rewrite.Public(sel, s.engine.backendDialect(), args)
+	q, err := rewrite.Public(sel, s.engine.backendDialect(), args)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.engine.backend.DB.QueryContext(ctx, q, qargs...)
+	rows, err := s.engine.backend.DB.QueryContext(ctx, q)
 	if err != nil {
 		return nil, s.backendError(err)
 	}
@@ -159,21 +159,9 @@ func tableResult(cols []string, rows [][]any) *Result {
 		res.Rows[i] = r
 	}
 	for i, c := range cols {
-		t, seen := TypeString, false
-		for _, r := range rows {
-			if r[i] == nil {
-				continue
-			}
-			vt := valueType(r[i])
-			if !seen {
-				t, seen = vt, true
-			} else if vt != t {
-				if (t == TypeInt && vt == TypeFloat) || (t == TypeFloat && vt == TypeInt) {
-					t = TypeFloat
-				} else {
-					t = TypeString
-				}
-			}
+		t, seen := valuesType(res.Rows, i)
+		if !seen {
+			t = TypeString
 		}
 		res.Columns[i] = Column{Name: c, Type: t}
 	}

@@ -134,10 +134,9 @@ type Plan struct {
 	// UnitsColumn is the backend result position of the distinct-unit
 	// count per group (for partition selection).
 	UnitsColumn int
-	// SQL and Args are the backend statement: one row per group with the
-	// keys first, then every quantity, then the unit count.
-	SQL  string
-	Args []any
+	// SQL is the backend statement (values written inline): one row per
+	// group with the keys first, then every quantity, then the unit count.
+	SQL string
 
 	aggOf map[*parser.Func]int
 }

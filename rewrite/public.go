@@ -13,7 +13,7 @@ var publicAggregates = map[string]bool{"count": true, "sum": true, "avg": true, 
 
 // Public renders a SELECT that reads only public tables in the backend's
 // dialect. The caller has checked that every table it reads is public.
-func Public(sel *parser.Select, d parser.Dialect, params []any) (string, []any, error) {
+func Public(sel *parser.Select, d parser.Dialect, params []any) (string, error) {
 	r := &renderer{dialect: d, params: params, aggregates: publicAggregates}
 	r.column = func(ref *parser.ColumnRef) (string, error) {
 		if ref.Table != "" {
@@ -21,8 +21,7 @@ func Public(sel *parser.Select, d parser.Dialect, params []any) (string, []any, 
 		}
 		return r.ident(ref.Name), nil
 	}
-	s, err := r.selectSQL(sel)
-	return s, r.args, err
+	return r.selectSQL(sel)
 }
 
 func (r *renderer) selectSQL(sel *parser.Select) (string, error) {
@@ -168,7 +167,8 @@ func (r *renderer) from(te parser.TableExpr) (string, error) {
 		}
 		alias := t.Alias
 		if alias == "" {
-			alias = "dp_derived_" + strconv.Itoa(len(r.args))
+			r.derived++
+			alias = "dp_derived_" + strconv.Itoa(r.derived)
 		}
 		return "(" + s + ") AS " + r.ident(alias), nil
 	}

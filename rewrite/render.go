@@ -15,7 +15,7 @@ import (
 type renderer struct {
 	dialect parser.Dialect
 	params  []any // the client's parameters ("?" / "$n"), by index
-	args    []any // bind arguments of the backend statement (none: values are inline)
+	derived int   // unnamed derived tables rendered so far, for their aliases
 	// column renders a column reference; nil means the bare quoted name.
 	column func(*parser.ColumnRef) (string, error)
 	// aggregates may be rendered (public tables only).

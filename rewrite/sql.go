@@ -53,7 +53,6 @@ func (a *analysis) buildSQL() error {
 		return err
 	}
 	a.plan.SQL = sql
-	a.plan.Args = r.args
 	return nil
 }
 
