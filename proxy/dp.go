@@ -234,8 +234,11 @@ func newRelease(plan *rewrite.Plan, eps, delta float64, mech string) (*release, 
 			// The exponential mechanism over the histogram is pure ε-DP
 			// (McSherry & Talwar 2007): ε²/2-zCDP (Bun & Steinke 2016).
 			// The mechanism's bins are the backend's: Bins of BinWidth from Lower.
+			// A unit moves the histograms of at most MaxGroups groups, so
+			// each group's release gets 1/MaxGroups of the share (basic
+			// composition, Dwork & Roth 2014, Theorem 3.16).
 			qe := eps * shares[i][0]
-			q, err := mechanism.NewQuantile(qe, a.Lower, a.Lower+float64(a.Bins)*a.BinWidth, a.Bins, plan.Contribution.MaxRows)
+			q, err := mechanism.NewQuantile(qe/float64(max(plan.Contribution.MaxGroups, 1)), a.Lower, a.Lower+float64(a.Bins)*a.BinWidth, a.Bins, plan.Contribution.MaxRows)
 			if err != nil {
 				return nil, Errorf(CodeBadValue, "%v", err)
 			}

@@ -66,7 +66,7 @@ func (s *Session) explainPrivacy(ctx context.Context, st *parser.ExplainPrivacy,
 		a := plan.Aggs[i]
 		res.Rows = append(res.Rows, []Value{aggregateText(a),
 			fmt.Sprintf("rank error at 95%%: ±%.3g rows", q.RankError(a.P, 0.95)), "exponential (quantile)",
-			float64(plan.Contribution.MaxRows), a.BinWidth, q.Epsilon(), 0.0, nil})
+			float64(plan.Contribution.MaxRows), a.BinWidth, q.Epsilon() * float64(max(plan.Contribution.MaxGroups, 1)), 0.0, nil})
 	}
 	if sel := rel.selector; sel != nil {
 		res.Rows = append(res.Rows, []Value{"(partition selection)",

@@ -80,13 +80,13 @@ func (a *analysis) quantile(f *parser.Func, upper string) error {
 // unit by sampling (a histogram needs whole rows: scaling would make
 // fractional counts). With MaxRows rows per unit, one unit moves the rank of
 // any value by at most MaxRows — the sensitivity mechanism.Quantile assumes.
+// With GROUP BY over a unit-column table a unit also reaches at most
+// MaxGroups groups (sampledGroupRows), so the engine releases each group's
+// quantile at 1/MaxGroups of the aggregate's ε (basic composition).
 func (a *analysis) quantileHistograms(r *renderer, table, where string, keys []string) error {
 	for _, agg := range a.plan.Aggs {
 		if agg.Kind != AggQuantile {
 			continue
-		}
-		if !a.table.UnitIsRow() && len(keys) > 0 {
-			return unsupported("%s with GROUP BY over a table whose privacy unit is a column", strings.ToUpper(aggregateName(agg)))
 		}
 		arg, err := r.expr(agg.Arg)
 		if err != nil {
@@ -104,6 +104,17 @@ func (a *analysis) quantileHistograms(r *renderer, table, where string, keys []s
 				w += " AND " + cond
 			}
 			agg.Histogram = "SELECT " + strings.Join(cols, ", ") + " FROM " + table + w + " GROUP BY " + ordinals(len(keys)+1)
+			continue
+		}
+		if len(keys) > 0 {
+			rows, alias := a.sampledGroupRows(r, table, where, keys, []string{agg.Key}, map[string]string{agg.Key: arg})
+			binX := "FLOOR((" + r.clamp(alias[agg.Key], agg.Lower, agg.Upper) + " - " + number(agg.Lower) + ") / " + number(width) + ")"
+			kAlias := make([]string, len(keys))
+			for i := range keys {
+				kAlias[i] = "dp_k" + strconv.Itoa(i)
+			}
+			agg.Histogram = "SELECT " + strings.Join(append(kAlias, binX, "COUNT(*)"), ", ") + " FROM (" + rows + ") dp_sampled WHERE " +
+				alias[agg.Key] + " IS NOT NULL GROUP BY " + ordinals(len(keys)+1)
 			continue
 		}
 		unit := r.ident(strings.ToLower(a.table.PrivacyUnit))

@@ -42,10 +42,9 @@ func (a *analysis) buildSQL() error {
 	case len(keys) == 0:
 		sql = a.oneGroupSQL(r, table, where, args, argSQL)
 		a.plan.Fractional = !a.hasDistinct()
+	case a.hasDistinct():
+		sql = a.sampledGroupSQL(r, table, where, keys, args, argSQL)
 	default:
-		if err := a.noDistinct(); err != nil {
-			return err
-		}
 		sql = a.columnUnitSQL(r, table, where, keys, args, argSQL)
 		a.plan.Fractional = true
 	}
@@ -90,20 +89,6 @@ func (a *analysis) argumentsSQL(r *renderer) ([]string, map[string]string, error
 		argSQL[agg.Key] = s
 	}
 	return args, argSQL, nil
-}
-
-// noDistinct refuses COUNT(DISTINCT col) over a grouped unit table: the
-// per-(unit, group) pre-aggregation that bounds groups cannot carry distinct
-// values. Distinct persons (COUNT(DISTINCT unit)) are fine.
-func (a *analysis) noDistinct() error {
-	for _, agg := range a.plan.Aggs {
-		for _, q := range agg.Quantities {
-			if q.Kind == QDistinct {
-				return unsupported("COUNT(DISTINCT %s) with GROUP BY over a table whose privacy unit is a column (count distinct %s instead)", agg.Key, a.table.PrivacyUnit)
-			}
-		}
-	}
-	return nil
 }
 
 // whereSQL is the query's WHERE, narrowed to the public values of public
@@ -208,7 +193,50 @@ func (a *analysis) unitRows(r *renderer, table, where string, keys, args []strin
 	partition := append([]string{unit}, keys...)
 	inner = append(inner, fmt.Sprintf("ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS dp_row_rank",
 		strings.Join(partition, ", "), r.random()))
+	if len(keys) > 0 {
+		inner = append(inner, r.random()+" AS dp_group_draw")
+	}
 	return "SELECT " + strings.Join(inner, ", ") + " FROM " + table + where, alias
+}
+
+// sampledGroupRows bounds a unit-column table's rows by sampling, for
+// quantities that need whole rows (distinct counts, quantile histograms)
+// with GROUP BY: a row is kept when it is among MaxRows random rows of its
+// (unit, group) and its group among MaxGroups random groups of its unit
+// (Wilson et al. 2020, §3). A group's random order is the draw of its
+// first-ranked row, so it does not depend on how many rows the group has
+// (the smallest of a group's draws would favour big groups); ties are broken
+// by the keys, so no two groups of a unit share a rank and no unit keeps
+// more than MaxGroups groups. The result has dp_unit, dp_k<i>, the
+// arguments (alias) and nothing else the caller needs.
+func (a *analysis) sampledGroupRows(r *renderer, table, where string, keys, args []string, argSQL map[string]string) (string, map[string]string) {
+	rows, alias := a.unitRows(r, table, where, keys, args, argSQL)
+	kAlias := make([]string, len(keys))
+	for i := range keys {
+		kAlias[i] = "dp_k" + strconv.Itoa(i)
+	}
+	drawn := "SELECT dp_rows.*, MAX(CASE WHEN dp_row_rank = 1 THEN dp_group_draw END) OVER (PARTITION BY dp_unit, " +
+		strings.Join(kAlias, ", ") + ") AS dp_group_order FROM (" + rows + ") dp_rows"
+	ranked := "SELECT dp_drawn.*, DENSE_RANK() OVER (PARTITION BY dp_unit ORDER BY dp_group_order, " +
+		strings.Join(kAlias, ", ") + ") AS dp_group_rank FROM (" + drawn + ") dp_drawn"
+	return "SELECT * FROM (" + ranked + ") dp_ranked WHERE dp_row_rank <= " + strconv.Itoa(a.plan.Contribution.MaxRows) +
+		" AND dp_group_rank <= " + strconv.Itoa(a.plan.Contribution.MaxGroups), alias
+}
+
+// sampledGroupSQL is the unit-column plan with GROUP BY for a query with a
+// distinct count: the quantities over sampled rows (sampledGroupRows), whole
+// rows, so counts stay integers.
+func (a *analysis) sampledGroupSQL(r *renderer, table, where string, keys, args []string, argSQL map[string]string) string {
+	rows, alias := a.sampledGroupRows(r, table, where, keys, args, argSQL)
+	var cols []string
+	for i := range keys {
+		cols = append(cols, "dp_k"+strconv.Itoa(i))
+	}
+	a.plan.UnitsColumn = a.placeQuantities(len(keys), func(agg *Aggregate, q *Quantity) {
+		cols = append(cols, r.quantitySQL(agg, *q, alias[agg.Key], "dp_unit"))
+	})
+	cols = append(cols, "COUNT(DISTINCT dp_unit)")
+	return "SELECT " + strings.Join(cols, ", ") + " FROM (" + rows + ") dp_sampled GROUP BY " + ordinals(len(keys))
 }
 
 // Contribution bounding for a table whose privacy unit is a column scales
