@@ -24,6 +24,15 @@ func (t *Table) UnitIsRow() bool {
 	return t != nil && !t.Public && strings.EqualFold(t.PrivacyUnit, PrivacyUnitRow)
 }
 
+// SameUnit reports whether the privacy units of two private tables identify
+// the same people: the same table, or the same declared unit_name.
+func (t *Table) SameUnit(o *Table) bool {
+	if t == nil || o == nil || t.Public || o.Public || t.UnitIsRow() || o.UnitIsRow() {
+		return false
+	}
+	return t == o || (t.UnitName != "" && strings.EqualFold(t.UnitName, o.UnitName))
+}
+
 // User looks a user up by name; user names are case-sensitive.
 func (p *Policy) User(name string) (*User, bool) {
 	if p == nil {

@@ -140,8 +140,13 @@ type Table struct {
 	MaxRowsPerUnit int `yaml:"max_rows_per_unit"`
 	// MaxGroupsPerUnit bounds the groups one unit contributes to (L0 bound;
 	// default 1).
-	MaxGroupsPerUnit int                `yaml:"max_groups_per_unit"`
-	Columns          map[string]*Column `yaml:"columns"`
+	MaxGroupsPerUnit int `yaml:"max_groups_per_unit"`
+	// UnitName names the kind of person the privacy unit column identifies
+	// ("person", "customer"). Private tables with the same unit name may be
+	// joined on their privacy unit columns: their values identify the same
+	// people, so a join row belongs to one person.
+	UnitName string             `yaml:"unit_name"`
+	Columns  map[string]*Column `yaml:"columns"`
 }
 
 // ColumnType is the type of a policy column.

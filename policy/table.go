@@ -51,6 +51,7 @@ func (v *validator) tables(tables map[string]*Table) map[string]*Table {
 func (v *validator) table(t *Table) {
 	at := func(key ...string) []string { return append(path("tables", t.Name), key...) }
 	t.PrivacyUnit = strings.ToLower(strings.TrimSpace(t.PrivacyUnit))
+	t.UnitName = strings.ToLower(strings.TrimSpace(t.UnitName))
 	t.Columns = lowerKeys(v, t.Columns, "column", at("columns"))
 	for _, name := range sortedKeys(t.Columns) {
 		c := t.Columns[name]
@@ -65,8 +66,8 @@ func (v *validator) table(t *Table) {
 	if t.Public {
 		// A public table has no persons in it, so a privacy unit or
 		// contribution bound there is a misunderstanding worth pointing out.
-		if t.PrivacyUnit != "" || t.MaxRowsPerUnit != 0 || t.MaxGroupsPerUnit != 0 {
-			v.fail(at("public"), "table %q is public, so it takes no privacy_unit, max_rows_per_unit or max_groups_per_unit", t.Name)
+		if t.PrivacyUnit != "" || t.MaxRowsPerUnit != 0 || t.MaxGroupsPerUnit != 0 || t.UnitName != "" {
+			v.fail(at("public"), "table %q is public, so it takes no privacy_unit, unit_name, max_rows_per_unit or max_groups_per_unit", t.Name)
 		}
 		return
 	}
@@ -77,6 +78,9 @@ func (v *validator) table(t *Table) {
 	case t.PrivacyUnit == PrivacyUnitRow:
 		// Neighbouring databases differ in one row, so one unit has exactly
 		// one row to contribute.
+		if t.UnitName != "" {
+			v.fail(at("unit_name"), "table %q has privacy_unit row: no column identifies its people, so it takes no unit_name", t.Name)
+		}
 		switch t.MaxRowsPerUnit {
 		case 0:
 			t.MaxRowsPerUnit = 1

@@ -71,6 +71,8 @@ func TestValidationRules(t *testing.T) {
 		{"negative max rows", minimal + "tables:\n  t:\n    privacy_unit: pid\n    max_rows_per_unit: -1\n", 7, `table "t" max_rows_per_unit must be 1 or more, got -1`},
 		{"negative max groups", minimal + "tables:\n  t:\n    privacy_unit: row\n    max_groups_per_unit: -1\n", 7, `table "t" max_groups_per_unit must be 1 or more, got -1`},
 		{"public with unit", minimal + "tables:\n  t:\n    public: true\n    privacy_unit: pid\n", 6, `table "t" is public, so it takes no privacy_unit`},
+		{"public with unit name", minimal + "tables:\n  t:\n    public: true\n    unit_name: person\n", 6, `table "t" is public, so it takes no privacy_unit, unit_name`},
+		{"row unit with unit name", minimal + "tables:\n  t:\n    privacy_unit: row\n    unit_name: person\n", 7, `table "t" has privacy_unit row: no column identifies its people, so it takes no unit_name`},
 		{"tables differing in case", minimal + "tables:\n  T: {public: true}\n  t: {public: true}\n", 0, `tables "T" and "t" differ only in case`},
 		{"columns differing in case", minimal + "tables:\n  t:\n    public: true\n    columns: {A: {}, a: {}}\n", 0, `columns "A" and "a" differ only in case`},
 		{"public values of the unit", minimal + "tables:\n  t:\n    privacy_unit: pid\n    max_rows_per_unit: 1\n    columns:\n      pid: {type: int, public_values: [1, 2]}\n", 9, "column t.pid is the privacy unit, so its values cannot be public"},

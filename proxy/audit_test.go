@@ -17,9 +17,11 @@ import (
 	"github.com/dpproxy/dpproxy/proxy"
 )
 
-// auditDB builds a SQLite database with table t(pid, x): persons 2..20 with
-// one row each, and — unless without — person 1 with three rows of x=100.
-// The two databases are neighbours: they differ in all rows of person 1.
+// auditDB builds a SQLite database with table t(pid, x, g): persons 2..20
+// with one row each, and — unless without — person 1 with three rows of
+// x=100; g is 0 everywhere. Table u(pid, y) has one row per person, person 1
+// included unless without. The two databases are neighbours: they differ in
+// all rows of person 1.
 func auditDB(t *testing.T, without bool) *backend.Backend {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "audit.db")
@@ -27,12 +29,12 @@ func auditDB(t *testing.T, without bool) *backend.Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmts := []string{"CREATE TABLE t (pid INTEGER, x INTEGER)"}
+	stmts := []string{"CREATE TABLE t (pid INTEGER, x INTEGER, g INTEGER)", "CREATE TABLE u (pid INTEGER, y INTEGER)"}
 	for p := 2; p <= 20; p++ {
-		stmts = append(stmts, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", p, 10+p))
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO t VALUES (%d, %d, 0)", p, 10+p), fmt.Sprintf("INSERT INTO u VALUES (%d, %d)", p, p%3))
 	}
 	if !without {
-		stmts = append(stmts, "INSERT INTO t VALUES (1, 100), (1, 100), (1, 100)")
+		stmts = append(stmts, "INSERT INTO t VALUES (1, 100, 0), (1, 100, 0), (1, 100, 0)", "INSERT INTO u VALUES (1, 1)")
 	}
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {
@@ -56,12 +58,19 @@ func auditPolicy(t *testing.T) *policy.Policy {
 		Defaults: policy.Defaults{Epsilon: 1, Delta: 1e-6, Mechanism: "laplace"},
 		Roles:    map[string]*policy.Role{"auditor": {Budget: policy.Budget{Epsilon: 1e9, Delta: 0.5}}},
 		Users:    map[string]*policy.User{"auditor": {Password: "x", Role: "auditor"}},
-		Tables: map[string]*policy.Table{"t": {
-			PrivacyUnit:      "pid",
-			MaxRowsPerUnit:   2,
-			MaxGroupsPerUnit: 1,
-			Columns:          map[string]*policy.Column{"x": {Type: policy.TypeInt, Lower: &lo, Upper: &hi}},
-		}},
+		Tables: map[string]*policy.Table{
+			"t": {
+				PrivacyUnit:      "pid",
+				UnitName:         "person",
+				MaxRowsPerUnit:   2,
+				MaxGroupsPerUnit: 1,
+				Columns: map[string]*policy.Column{
+					"x": {Type: policy.TypeInt, Lower: &lo, Upper: &hi},
+					"g": {Type: policy.TypeInt, PublicValues: []any{int64(0), int64(1)}},
+				},
+			},
+			"u": {PrivacyUnit: "pid", UnitName: "person", MaxRowsPerUnit: 1},
+		},
 	}
 	if err := pol.Validate(); err != nil {
 		t.Fatal(err)
@@ -95,7 +104,9 @@ func sample(t *testing.T, b *backend.Backend, q string, n int) []float64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		switch v := res.Rows[0][0].(type) {
+		// The last column of the first row: the value of a query without
+		// GROUP BY, or of the first group (ORDER BY its key).
+		switch v := res.Rows[0][len(res.Rows[0])-1].(type) {
 		case int64:
 			out[i] = float64(v)
 		case float64:
@@ -141,7 +152,9 @@ func privacyLossLowerBound(a, b []float64, width float64, minCount int, z float6
 // noise — must keep its promise on neighbouring databases. Person 1 has
 // three rows; the policy bounds them to two. If bounding failed, COUNT
 // would differ by 3 and the measured loss would reach 1.5ε. COUNT(DISTINCT
-// pid), VAR_POP and MEDIAN (a DP quantile) are audited the same way.
+// pid), VAR_POP and MEDIAN (a DP quantile), a join on the privacy unit, a
+// per-person derived table, and per-group distinct counts and quantiles are
+// audited the same way.
 func TestPrivacyAuditCountAndSum(t *testing.T) {
 	if testing.Short() {
 		t.Skip("statistical audit")
@@ -165,6 +178,14 @@ func TestPrivacyAuditCountAndSum(t *testing.T) {
 		{"count distinct units", "SELECT COUNT(DISTINCT pid) FROM t", 1, true},
 		{"variance", "SELECT VAR_POP(x) FROM t", 25, false},
 		{"median", "SELECT MEDIAN(x) FROM t", 1, false},
+		// Person 1 has 3·1 join rows, bounded to 2·1.
+		{"join on the privacy unit", "SELECT COUNT(*) FROM t JOIN u ON t.pid = u.pid", 1, true},
+		// Person 1's row in the derived table is SUM over 2 sampled rows:
+		// 200, the derived bound.
+		{"per-person derived table", "SELECT SUM(s) FROM (SELECT pid, SUM(x) AS s FROM t GROUP BY pid) d", 100, true},
+		// Rows sampled per (person, group): distinct values and quantiles.
+		{"count distinct per group", "SELECT g, COUNT(DISTINCT x) FROM t GROUP BY g ORDER BY g", 1, false},
+		{"median per group", "SELECT g, MEDIAN(x) FROM t GROUP BY g ORDER BY g", 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := sample(t, d, tc.query, n)

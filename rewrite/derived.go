@@ -11,9 +11,10 @@ import (
 // projects one table — FROM (SELECT pid, age * 2 AS a FROM pums WHERE ...)
 // AS t — into the same query over that table: every row of the derived
 // table is one row of the base table, so the privacy unit, contribution
-// bounds and column bounds carry over unchanged. Derived tables that
-// aggregate, group, deduplicate or limit rows change what a row is and are
-// refused. Parsed statements are shared, so the result is a new Select.
+// bounds and column bounds carry over unchanged. Derived tables that group
+// are left for perUnitAnalysis (one row per person when they group by the
+// privacy unit); those that aggregate without grouping, deduplicate or limit
+// rows change what a row is and are refused. Parsed statements are shared, so the result is a new Select.
 func flattenDerived(sel *parser.Select) (*parser.Select, error) {
 	dt, ok := sel.From.(*parser.DerivedTable)
 	if !ok {
@@ -27,11 +28,18 @@ func flattenDerived(sel *parser.Select) (*parser.Select, error) {
 	if err != nil {
 		return nil, err
 	}
+	if inner.Distinct || inner.Limit != nil || inner.ForUpdate {
+		return nil, refuse("a derived table that deduplicates or limits rows no longer has one row per row of its table, so its privacy unit is lost; filter and project only, or group by the privacy unit")
+	}
+	if len(inner.GroupBy) > 0 || inner.Having != nil {
+		// Grouped: a table with one row per person if it groups by the
+		// privacy unit (perUnitAnalysis decides).
+		out := *sel
+		out.From = &parser.DerivedTable{Select: inner, Alias: dt.Alias}
+		return &out, nil
+	}
 	if _, ok := inner.From.(*parser.TableName); !ok {
 		return nil, unsupported("a derived table over joins or nothing")
-	}
-	if inner.Distinct || len(inner.GroupBy) > 0 || inner.Having != nil || inner.Limit != nil || inner.ForUpdate {
-		return nil, refuse("a derived table that groups, deduplicates or limits rows no longer has one row per row of its table, so its privacy unit is lost; filter and project only")
 	}
 	// The derived table's columns: alias (or column name) → expression.
 	cols := map[string]parser.Expr{}

@@ -154,6 +154,11 @@ type analysis struct {
 	table   *policy.Table
 	alias   string
 	columns map[string]bool // the backend's columns of the table
+	// sides are the tables of a join on the privacy unit (join.go); column
+	// names are then "alias.column". nil for any other source.
+	sides []side
+	// from renders the source's relation when it is not the table itself.
+	from    func(r *renderer) (string, error)
 	plan    *Plan
 	aggKey  map[string]int // canonical aggregate → index, to compute each once
 	aliases map[string]parser.Expr
@@ -167,34 +172,11 @@ func Analyze(in Input) (*Plan, error) {
 		return nil, err
 	}
 	in.Select = sel
-	tn, ok := sel.From.(*parser.TableName)
-	if !ok {
-		switch sel.From.(type) {
-		case *parser.Join:
-			return nil, unsupported("joins (a later version of dpproxy answers joins with public tables)")
-		}
-		return nil, unsupported("this FROM clause")
+	a, err := newAnalysis(in)
+	if err != nil {
+		return nil, err
 	}
-	table, ok := in.Policy.Table(tn.Name)
-	if !ok || table.Public {
-		return nil, refuse("table %s is not a private table of the policy", tn.Name)
-	}
-	cols, ok := in.Schema.Columns(table.Name)
-	if !ok {
-		return nil, &UnknownTableError{Table: tn.Name}
-	}
-	a := &analysis{
-		in:      in,
-		table:   table,
-		alias:   strings.ToLower(tn.Alias),
-		columns: make(map[string]bool, len(cols)),
-		plan:    &Plan{Table: table, Limit: -1, aggOf: map[*parser.Func]int{}},
-		aggKey:  map[string]int{},
-		aliases: map[string]parser.Expr{},
-	}
-	for _, c := range cols {
-		a.columns[strings.ToLower(c)] = true
-	}
+	sel = a.in.Select // a derived table's HAVING may have become a WHERE
 	if err := a.checkShape(); err != nil {
 		return nil, err
 	}
@@ -262,16 +244,21 @@ func (a *analysis) checkShape() error {
 	return nil
 }
 
-// column resolves a column reference against the one table of the query.
+// column resolves a column reference against the query's source and
+// returns its name: the column's name in lower case, or "alias.column" in a
+// join.
 func (a *analysis) column(ref *parser.ColumnRef) (string, error) {
+	if ref.Schema != "" && !strings.EqualFold(ref.Schema, a.in.Database) {
+		return "", &UnknownColumnError{Column: ref.Schema + "." + ref.Table + "." + ref.Name, Table: a.table.Name}
+	}
+	if a.sides != nil {
+		return a.joinColumn(ref)
+	}
 	if ref.Table != "" {
 		q := strings.ToLower(ref.Table)
 		if q != a.alias && (a.alias != "" || q != a.table.Name) {
 			return "", &UnknownColumnError{Column: ref.Table + "." + ref.Name, Table: a.table.Name}
 		}
-	}
-	if ref.Schema != "" && !strings.EqualFold(ref.Schema, a.in.Database) {
-		return "", &UnknownColumnError{Column: ref.Schema + "." + ref.Table + "." + ref.Name, Table: a.table.Name}
 	}
 	name := strings.ToLower(ref.Name)
 	if !a.columns[name] {
@@ -295,7 +282,7 @@ func (a *analysis) keys() error {
 			}
 			e = a.in.Select.Items[pos-1].Expr
 		}
-		if ref, ok := e.(*parser.ColumnRef); ok && ref.Table == "" && !a.columns[strings.ToLower(ref.Name)] {
+		if ref, ok := e.(*parser.ColumnRef); ok && ref.Table == "" && !a.hasColumn(ref.Name) {
 			if aliased, ok := a.aliases[strings.ToLower(ref.Name)]; ok {
 				e = aliased
 			}
@@ -310,7 +297,7 @@ func (a *analysis) keys() error {
 				return refuseErr == nil
 			}
 			name, _ := a.column(ref)
-			if name == strings.ToLower(a.table.PrivacyUnit) {
+			if a.isUnitName(name) {
 				refuseErr = refuse("grouping by %s, the privacy unit of %s, would release one group per person", name, a.table.Name)
 			} else if col, _ := a.table.Column(name); col != nil && col.Unique {
 				refuseErr = refuse("grouping by %s, a unique column of %s, would release one group per row", name, a.table.Name)
@@ -673,12 +660,19 @@ func walk(e parser.Expr, visit func(parser.Expr) bool) {
 	}
 }
 
-// isUnit reports whether e is the table's privacy unit column.
+// isUnit reports whether e is the source's privacy unit column.
 func (a *analysis) isUnit(e parser.Expr) bool {
 	ref, ok := e.(*parser.ColumnRef)
-	if !ok || a.table.UnitIsRow() {
+	if !ok {
 		return false
 	}
 	name, err := a.column(ref)
-	return err == nil && name == strings.ToLower(a.table.PrivacyUnit)
+	return err == nil && a.isUnitName(name)
+}
+
+// hasColumn reports whether an unqualified name is a column of the source
+// (else it may be a select-list alias).
+func (a *analysis) hasColumn(name string) bool {
+	_, err := a.column(&parser.ColumnRef{Name: name})
+	return err == nil
 }

@@ -16,6 +16,7 @@ users: {alice: {password: x, role: analyst}}
 tables:
   pums:
     privacy_unit: pid
+    unit_name: person
     max_rows_per_unit: 2
     max_groups_per_unit: 3
     columns:
@@ -28,6 +29,16 @@ tables:
     columns:
       age: {type: int, lower: 17.5, upper: 90}
       sex: {type: string, public_values: ["Female", "Male"]}
+  persons:
+    privacy_unit: person_id
+    unit_name: person
+    max_rows_per_unit: 1
+    columns:
+      height: {type: float, lower: 100, upper: 220}
+      region: {type: string, public_values: [north, south]}
+  accounts:
+    privacy_unit: pid
+    max_rows_per_unit: 3
   towns:
     public: true
 `
@@ -37,9 +48,11 @@ type schema map[string][]string
 func (s schema) Columns(t string) ([]string, bool) { c, ok := s[t]; return c, ok }
 
 var testSchema = schema{
-	"pums":  {"age", "income", "sex", "educ", "pid", "id", "notes"},
-	"adult": {"age", "sex", "workclass"},
-	"towns": {"name"},
+	"pums":     {"age", "income", "sex", "educ", "pid", "id", "notes"},
+	"adult":    {"age", "sex", "workclass"},
+	"towns":    {"name"},
+	"persons":  {"person_id", "height", "region"},
+	"accounts": {"pid", "balance"},
 }
 
 func analyze(t *testing.T, sql string, d parser.Dialect) (*Plan, error) {
@@ -86,7 +99,7 @@ func TestAnalyzeRefusesRowLevelReads(t *testing.T) {
 
 func TestAnalyzeUnsupportedAndUnknown(t *testing.T) {
 	cases := map[string]string{
-		"SELECT COUNT(*) FROM pums p JOIN adult a ON p.age = a.age": "joins",
+		"SELECT COUNT(*) FROM pums p JOIN adult a ON p.age = a.age": "cannot be joined with another private table",
 		"SELECT SUM(DISTINCT age) FROM pums":                        "SUM(DISTINCT",
 		"SELECT COUNT(nope) FROM pums":                              "unknown column 'nope'",
 		"SELECT COUNT(*) FROM pums x WHERE y.age > 1":               "unknown column 'y.age'",

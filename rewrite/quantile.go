@@ -117,7 +117,7 @@ func (a *analysis) quantileHistograms(r *renderer, table, where string, keys []s
 				alias[agg.Key] + " IS NOT NULL GROUP BY " + ordinals(len(keys)+1)
 			continue
 		}
-		unit := r.ident(strings.ToLower(a.table.PrivacyUnit))
+		unit := a.unitSQL(r)
 		rows := "SELECT " + arg + " AS dp_x, ROW_NUMBER() OVER (PARTITION BY " + unit + " ORDER BY " + r.random() +
 			") AS dp_row_rank FROM " + table + where
 		binX := "FLOOR((" + r.clamp("dp_x", agg.Lower, agg.Upper) + " - " + number(agg.Lower) + ") / " + number(width) + ")"

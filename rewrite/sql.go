@@ -34,7 +34,10 @@ func (a *analysis) buildSQL() error {
 	if err != nil {
 		return err
 	}
-	table := r.ident(a.table.Name)
+	table, err := a.fromSQL(r)
+	if err != nil {
+		return err
+	}
 	var sql string
 	switch {
 	case a.table.UnitIsRow():
@@ -63,7 +66,7 @@ func (a *analysis) sqlRenderer() *renderer {
 		if err != nil {
 			return "", err
 		}
-		return r.ident(name), nil
+		return a.nameSQL(r, name), nil
 	}
 	return r
 }
@@ -180,7 +183,7 @@ func (a *analysis) rowUnitSQL(r *renderer, table, where string, keys []string, a
 // keys and aggregate arguments, ranked randomly within (unit, group): the
 // sampled form of contribution bounding, for distinct counts.
 func (a *analysis) unitRows(r *renderer, table, where string, keys, args []string, argSQL map[string]string) (string, map[string]string) {
-	unit := r.ident(strings.ToLower(a.table.PrivacyUnit))
+	unit := a.unitSQL(r)
 	inner := []string{unit + " AS dp_unit"}
 	for i, k := range keys {
 		inner = append(inner, k+" AS dp_k"+strconv.Itoa(i))
@@ -290,7 +293,7 @@ func (a *analysis) oneGroupSQL(r *renderer, table, where string, args []string, 
 		return "SELECT " + strings.Join(append(cols, "0"), ", ") + " FROM (" + rows + ") dp_rows WHERE dp_row_rank <= " +
 			strconv.Itoa(a.plan.Contribution.MaxRows)
 	}
-	unit := r.ident(strings.ToLower(a.table.PrivacyUnit))
+	unit := a.unitSQL(r)
 	inner := []string{unit + " AS dp_unit"}
 	var outer []string
 	a.plan.UnitsColumn = a.placeQuantities(0, func(agg *Aggregate, q *Quantity) {
@@ -306,7 +309,7 @@ func (a *analysis) oneGroupSQL(r *renderer, table, where string, args []string, 
 // group) with its scaled partials, at most MaxGroups groups per unit kept at
 // random (ROW_NUMBER over a random order), then summed per group.
 func (a *analysis) columnUnitSQL(r *renderer, table, where string, keys, args []string, argSQL map[string]string) string {
-	unit := r.ident(strings.ToLower(a.table.PrivacyUnit))
+	unit := a.unitSQL(r)
 	kAlias := make([]string, len(keys))
 	middle := []string{unit + " AS dp_unit"}
 	for i, k := range keys {

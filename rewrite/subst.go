@@ -44,12 +44,20 @@ func (a *analysis) hasExprKeys() bool {
 // the path to a replacement are copied; parsed statements are shared and
 // never modified. Aggregate calls keep their identity (Plan.AggregateOf).
 func (a *analysis) substituteKeys(e parser.Expr) parser.Expr {
-	if e == nil || !a.hasExprKeys() {
+	if e == nil || (!a.hasExprKeys() && a.sides == nil) {
 		return e
 	}
 	return parser.MapExpr(e, func(n parser.Expr) (parser.Expr, bool) {
 		if f, ok := n.(*parser.Func); ok && eval.IsAggregate(f.Name) {
 			return n, true // keep aggregates (and their pointers) as they are
+		}
+		if ref, ok := n.(*parser.ColumnRef); ok && a.sides != nil {
+			// In a join a key column is named "alias.column"; the engine
+			// finds keys by name.
+			if name, err := a.column(ref); err == nil && a.keyIndex(name) >= 0 {
+				return &parser.ColumnRef{Name: name}, true
+			}
+			return nil, false
 		}
 		if i := a.exprKey(n); i >= 0 {
 			return &parser.ColumnRef{Name: a.plan.Keys[i].Name}, true

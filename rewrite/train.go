@@ -27,19 +27,11 @@ func Training(in Input, label parser.Expr) (*TrainingSet, error) {
 	if !ok {
 		return nil, unsupported("training on joins or derived tables (select columns of one table)")
 	}
-	table, ok := in.Policy.Table(tn.Name)
-	if !ok || table.Public {
-		return nil, refuse("table %s is not a private table of the policy", tn.Name)
+	a, err := tableAnalysis(in, tn)
+	if err != nil {
+		return nil, err
 	}
-	cols, ok := in.Schema.Columns(table.Name)
-	if !ok {
-		return nil, &UnknownTableError{Table: tn.Name}
-	}
-	a := &analysis{in: in, table: table, alias: strings.ToLower(tn.Alias), columns: map[string]bool{},
-		plan: &Plan{Table: table}}
-	for _, c := range cols {
-		a.columns[strings.ToLower(c)] = true
-	}
+	table := a.table
 	if sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || sel.Limit != nil || sel.ForUpdate {
 		return nil, unsupported("DISTINCT, GROUP BY, HAVING, LIMIT or FOR UPDATE in a training query")
 	}

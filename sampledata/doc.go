@@ -1,8 +1,10 @@
-// Package sampledata embeds two real, public data sets for tests, the demo and
+// Package sampledata embeds real, public data sets for tests, the demo and
 // benchmarks, and loads them into a database.
 //
 //   - "pums": the US Census PUMS sample shipped with the OpenDP SmartNoise SDK
-//     (PUMS_dup.csv, 1,948 rows, several rows per person id pid; MIT licence).
+//     (PUMS_dup.csv, 1,948 rows, several rows per person id pid; MIT licence),
+//     and "pums_person", the same people one row each (PUMS_pid.csv, 1,000
+//     rows), to join with pums on pid.
 //   - "adult": the training split of UCI Adult (Becker & Kohavi 1996, 32,561 rows;
 //     CC BY 4.0). The test split is available unparsed through AdultTest.
 //

@@ -52,7 +52,7 @@ var dialects = map[string]dialect{
 
 func quoteDouble(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// Load creates the tables "adult" and "pums" in db and fills them, each table in
+// Load creates the tables "adult", "pums", "pums_person" and "education_levels" in db and fills them, each table in
 // one transaction with multi-row INSERTs. dialect is "mysql", "postgres" or
 // "sqlite". A table that already holds the expected number of rows is left alone,
 // so Load can run at every start; a table that exists with another row count is

@@ -31,7 +31,7 @@ func TestLoadIntoSQLite(t *testing.T) {
 	}
 	t.Logf("loaded in %v", time.Since(start))
 
-	for table, want := range map[string]int{"adult": 32561, "pums": 1948} {
+	for table, want := range map[string]int{"adult": 32561, "pums": 1948, "pums_person": 1000} {
 		var n int
 		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
 			t.Fatal(err)

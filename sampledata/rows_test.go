@@ -18,6 +18,7 @@ func TestTablesCountsTheFiles(t *testing.T) {
 	}{
 		"adult":            {32561, 15},
 		"pums":             {1948, 7},
+		"pums_person":      {1000, 7},
 		"education_levels": {16, 4},
 	}
 	tables := Tables()

@@ -86,6 +86,22 @@ var sources = []source{
 			{"pid", TypeInt},
 		},
 	},
+	// pums_person is the same sample with one row per person (PUMS_pid.csv):
+	// joined with pums on pid, it shows joins of two private tables on
+	// their privacy unit.
+	{
+		name: "pums_person",
+		file: "PUMS_pid.csv",
+		columns: []Column{
+			{"age", TypeInt},
+			{"sex", TypeInt},
+			{"educ", TypeInt},
+			{"race", TypeInt},
+			{"income", TypeFloat},
+			{"married", TypeInt},
+			{"pid", TypeInt},
+		},
+	},
 }
 
 func lookup(name string) (source, error) {
@@ -94,7 +110,7 @@ func lookup(name string) (source, error) {
 			return s, nil
 		}
 	}
-	return source{}, fmt.Errorf("sampledata: no table %q (have adult, pums, education_levels)", name)
+	return source{}, fmt.Errorf("sampledata: no table %q (have adult, pums, pums_person, education_levels)", name)
 }
 
 // rowCounts counts each file's rows once, on first use: the counts come from the
