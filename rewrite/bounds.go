@@ -247,7 +247,23 @@ func finite(b interval, e parser.Expr) (interval, error) {
 // exprText renders an expression for messages and as a canonical form
 // (MySQL quoting, plain string literals).
 func exprText(e parser.Expr) string {
+	return (&analysis{}).text(e)
+}
+
+// text is the canonical SQL text of e in this query: its columns are named
+// as resolved against the source, so age and adult.age are one column and
+// p.age and v.age in a join are two. Equal texts share a backend column.
+func (a *analysis) text(e parser.Expr) string {
 	r := &renderer{dialect: parser.MySQL, display: true}
+	if a.table != nil {
+		r.column = func(ref *parser.ColumnRef) (string, error) {
+			name, err := a.column(ref)
+			if err != nil {
+				return r.ident(ref.Name), nil
+			}
+			return a.nameSQL(r, name), nil
+		}
+	}
 	s, err := r.expr(e)
 	if err != nil {
 		return fmt.Sprintf("%T", e)

@@ -93,6 +93,7 @@ func joinAnalysis(in Input, j *parser.Join) (*analysis, error) {
 	}
 	a := blankAnalysis(in, t)
 	a.sides = sides
+	a.innerJoin = j.Kind == "inner"
 	if err := a.checkJoinCondition(j); err != nil {
 		return nil, err
 	}

@@ -180,7 +180,7 @@ func (p *perUnit) output(e parser.Expr) (*policy.Column, string, error) {
 		return nil, "", err
 	}
 	if f.Name == "count" {
-		col := p.arg("raw "+exprText(x), raw)
+		col := p.arg("raw "+ia.text(x), raw)
 		if f.Distinct {
 			return intCol(0, m), "COUNT(DISTINCT " + col + ")", nil
 		}
@@ -202,7 +202,7 @@ func (p *perUnit) output(e parser.Expr) (*policy.Column, string, error) {
 		}
 		return nil, "", err
 	}
-	col := p.arg("clamped "+exprText(x), r.clamp(r.asNumber(x, raw), b.lo, b.hi))
+	col := p.arg("clamped "+ia.text(x), r.clamp(r.asNumber(x, raw), b.lo, b.hi))
 	lo, hi := b.lo, b.hi
 	typ := policy.TypeFloat
 	if b.isInt && f.Name != "avg" {

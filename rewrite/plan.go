@@ -157,6 +157,9 @@ type analysis struct {
 	// sides are the tables of a join on the privacy unit (join.go); column
 	// names are then "alias.column". nil for any other source.
 	sides []side
+	// innerJoin is set for an inner join: both unit columns are then the
+	// person's id in every row.
+	innerJoin bool
 	// from renders the source's relation when it is not the table itself.
 	from    func(r *renderer) (string, error)
 	plan    *Plan
@@ -307,7 +310,7 @@ func (a *analysis) keys() error {
 		if refuseErr != nil {
 			return refuseErr
 		}
-		key := Key{Expr: e, Text: exprText(e)}
+		key := Key{Expr: e, Text: a.text(e)}
 		for _, k := range a.plan.Keys {
 			if k.Text == key.Text {
 				return unsupported("GROUP BY %s twice", key.Text)
@@ -465,7 +468,7 @@ func (a *analysis) aggregate(f *parser.Func) error {
 		return err
 	}
 	agg.Arg = arg
-	agg.Key = exprText(arg)
+	agg.Key = a.text(arg)
 	if f.Distinct {
 		if agg.Kind != AggCount {
 			return unsupported("%s(DISTINCT ...)", upper)
@@ -660,14 +663,19 @@ func walk(e parser.Expr, visit func(parser.Expr) bool) {
 	}
 }
 
-// isUnit reports whether e is the source's privacy unit column.
+// isUnit reports whether e is the source's privacy unit column, equal to
+// the person's id in every row (so COUNT(DISTINCT e) counts persons). In an
+// outer join the other table's unit column may be NULL: it is not.
 func (a *analysis) isUnit(e parser.Expr) bool {
 	ref, ok := e.(*parser.ColumnRef)
 	if !ok {
 		return false
 	}
 	name, err := a.column(ref)
-	return err == nil && a.isUnitName(name)
+	if err != nil || !a.isUnitName(name) {
+		return false
+	}
+	return a.sides == nil || a.innerJoin || name == strings.ToLower(a.table.PrivacyUnit)
 }
 
 // hasColumn reports whether an unqualified name is a column of the source

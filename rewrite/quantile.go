@@ -65,7 +65,7 @@ func (a *analysis) quantile(f *parser.Func, upper string) error {
 	if b.hi <= b.lo {
 		return unsupported("%s over a constant", upper)
 	}
-	agg.Arg, agg.Key, agg.Lower, agg.Upper = arg, exprText(arg), b.lo, b.hi
+	agg.Arg, agg.Key, agg.Lower, agg.Upper = arg, a.text(arg), b.lo, b.hi
 	// Integers in a small range get one bin each, [v, v+1), so MEDIAN(age)
 	// is an age; otherwise 256 equal bins over [lower, upper].
 	agg.Bins, agg.BinWidth = 256, (b.hi-b.lo)/256

@@ -56,6 +56,21 @@ func TestSelfJoinAndUsing(t *testing.T) {
 	}
 }
 
+func TestOuterJoinCountsMatchedPersons(t *testing.T) {
+	// In a LEFT JOIN the right table's unit is NULL for persons without a
+	// match: COUNT(DISTINCT q.person_id) counts values, not every person.
+	p, err := analyze(t, "SELECT COUNT(DISTINCT q.person_id), COUNT(DISTINCT p.pid) FROM pums p LEFT JOIN persons q ON p.pid = q.person_id", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := p.Aggs[0].Quantities[0].Kind; k != QDistinct {
+		t.Errorf("COUNT(DISTINCT q.person_id) quantity %v, want distinct values", k)
+	}
+	if k := p.Aggs[1].Quantities[0].Kind; k != QUnits {
+		t.Errorf("COUNT(DISTINCT p.pid) quantity %v, want persons", k)
+	}
+}
+
 func TestJoinRefusals(t *testing.T) {
 	cases := map[string]string{
 		"SELECT COUNT(*) FROM pums p JOIN persons q ON p.age = q.height":                            "join only on their privacy units",

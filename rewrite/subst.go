@@ -19,7 +19,7 @@ func (a *analysis) exprKey(e parser.Expr) int {
 			continue
 		}
 		if text == "" {
-			text = exprText(e)
+			text = a.text(e)
 		}
 		if text == k.Text {
 			return i
