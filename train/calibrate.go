@@ -13,29 +13,38 @@ import (
 // (Chaudhuri et al. 2011, Section 3.1: c = 1/4 for logistic regression).
 const logisticC = 0.25
 
-// Shares of ε. They trade little accuracy for simplicity of the analysis:
-// the count only sets the regulariser's scale, and the minimisation noise is
-// calibrated to be about 3% of the objective's own noise (see objectiveNoise).
+// Shares of ε. The label histogram sets N and the offset; 5% is enough for
+// both when N·ε is large, and when it is small (smallData: n·ε below
+// smallDataFactor times the objective noise's variance along a row) the
+// weights cannot carry signal and a second histogram on refineShare makes
+// the offset's sign, the majority class, all but certain (on 1,000 Adult rows
+// at ε = 0.01 with λ = 10 the model scores above 70%, i.e. predicts the
+// majority, in 59 of 60 fits; 28 of 60 with the 5% histogram alone). The
+// minimisation noise is calibrated to be about ampRatio of the objective's
+// own noise (see objectiveGamma).
 const (
-	countShare = 0.05 // of ε, for the DP row count N when none is public
-	ampShare   = 0.02 // of ε, for approximate-minimum perturbation
-	ampRatio   = 0.03 // the minimisation noise's norm relative to the objective noise's effect
-	minGamma   = 1e-10
+	labelShare      = 0.05 // of ε, for the DP label histogram when N is not public
+	refineShare     = 0.75 // of ε, for the second histogram on small data
+	smallDataFactor = 5    // see smallData
+	ampShare        = 0.02 // of ε, for approximate-minimum perturbation
+	ampRatio        = 0.03 // the minimisation noise's norm relative to the objective noise's effect
+	minGamma        = 1e-10
 )
 
 // objectiveCalibration is the noise of objective perturbation for privacy
 // parameter eps (Chaudhuri et al. 2011, Algorithm 2, adapted to add/remove).
 type objectiveCalibration struct {
-	rate  float64 // noise density ∝ exp(−rate·‖b‖)
+	rate  float64 // ε': noise density ∝ exp(−(rate/Δ)·‖b‖), see objectiveNoise
 	delta float64 // the extra regulariser Δ (0 when not needed)
 }
 
 // calibrateObjective follows the proof of Theorem 9 of Chaudhuri et al.
 // (2011). Minimising N·J(w) = Σℓ_i + bᵀw + (Nλ/2)‖w‖² gives
 // b = −Σ∇ℓ_i(w*) − Nλw*, a bijection between b and w*. Adding one row z to
-// the data (add/remove) changes b by ∇ℓ_z(w*) = ℓ'·y·x_z, of norm ≤ 1 since
-// |ℓ'| ≤ 1 and ‖x_z‖ ≤ 1, so the noise density changes by at most
-// exp(rate); and the Jacobian ∂b/∂w changes by the rank-one ℓ”·x_z x_zᵀ with
+// the data (add/remove) changes b by ∇ℓ_z(w*) = ℓ'·y·x_z, of norm ≤ Δ in the
+// noise's norm (Δ = 1 in ℓ2 since |ℓ'| ≤ 1 and ‖x_z‖₂ ≤ 1; Δ = K in ℓ1, see
+// objectiveNoise), so the noise density ∝ exp(−(rate/Δ)‖b‖) changes by at
+// most exp(rate); and the Jacobian ∂b/∂w changes by the rank-one ℓ”·x_z x_zᵀ with
 // ℓ” ≤ c, so its determinant changes by a factor in [1, 1 + c/(Nλ)]. The
 // privacy loss is therefore at most rate + log(1 + c/(Nλ)) = eps for
 //
@@ -69,9 +78,9 @@ func calibrateObjective(eps, n, lambda float64) objectiveCalibration {
 // ampEps-DP given w*, and releasing w̃ + v is (eps + ampEps)-DP by adaptive
 // composition. γ is chosen before the data are seen so that v's expected norm
 // (dim·2γ/(λ·ampEps)) is ampRatio times the effect of b on w (about
-// dim/(rate·N·λ)).
-func objectiveGamma(ampEps, rate, n float64) float64 {
-	return max(ampRatio*ampEps/(2*n*rate), minGamma)
+// ‖b‖/(N·λ), with noiseNorm the typical ‖b‖₂ from noiseNorm).
+func objectiveGamma(ampEps, noiseNorm, n float64, dim int) float64 {
+	return max(ampRatio*ampEps*noiseNorm/(2*n*float64(dim)), minGamma)
 }
 
 // ampRate is the rate of the minimisation noise for gradient norm gamma.

@@ -85,3 +85,13 @@ func (d *Data) row(i int) ([]float32, []uint16) {
 	p, g := len(d.enc.numeric), len(d.enc.groups)
 	return d.num[i*p : (i+1)*p], d.cat[i*g : (i+1)*g]
 }
+
+// labelCounts returns how many rows have a true and how many a false label.
+func (d *Data) labelCounts() (pos, neg int64) {
+	for _, l := range d.label {
+		if l {
+			pos++
+		}
+	}
+	return pos, int64(len(d.label)) - pos
+}

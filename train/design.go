@@ -8,6 +8,11 @@ type design interface {
 	dim() int
 	label(i int) float64
 	row(i int, cols []int32, vals []float64) ([]int32, []float64)
+	// l1Bound is a public bound on ‖x_i‖₁ for every possible row, or 0 when
+	// none better than √dim is known.
+	l1Bound() float64
+	// bias is the value of the last (constant) column in every row.
+	bias() float64
 }
 
 // linearDesign reads the rows of a Data, a subset of them when idx is not nil,
@@ -26,6 +31,16 @@ func (l linearDesign) len() int {
 }
 
 func (l linearDesign) dim() int { return l.d.enc.dim }
+
+// l1Bound: a row has at most one nonzero per numeric feature, one per
+// categorical group and the bias, each at most the scale 1/K in magnitude,
+// with K² = numeric + groups + 1 of them: ‖x‖₁ ≤ K²/K = K.
+func (l linearDesign) l1Bound() float64 {
+	e := l.d.enc
+	return float64(len(e.numeric)+len(e.groups)+1) * e.scale
+}
+
+func (l linearDesign) bias() float64 { return l.d.enc.scale }
 
 func (l linearDesign) at(i int) int {
 	if l.idx != nil {
@@ -67,6 +82,7 @@ type denseDesign struct {
 	width  int
 	labels []bool
 	idx    []int32
+	biasV  float64 // the constant last column
 }
 
 func (m denseDesign) len() int {
@@ -77,6 +93,10 @@ func (m denseDesign) len() int {
 }
 
 func (m denseDesign) dim() int { return m.width }
+
+func (m denseDesign) l1Bound() float64 { return 0 }
+
+func (m denseDesign) bias() float64 { return m.biasV }
 
 func (m denseDesign) at(i int) int {
 	if m.idx != nil {
@@ -108,7 +128,7 @@ func subset(d design, idx []int32) design {
 	case linearDesign:
 		return linearDesign{d: t.d, idx: idx}
 	case denseDesign:
-		return denseDesign{x: t.x, width: t.width, labels: t.labels, idx: idx}
+		return denseDesign{x: t.x, width: t.width, labels: t.labels, idx: idx, biasV: t.biasV}
 	}
 	panic("train: unknown design")
 }

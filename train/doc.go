@@ -21,15 +21,42 @@
 // removal and one addition).
 //
 // The true n is private: releasing it, or letting the noise or the objective
-// depend on it, is not add/remove-DP at any ε. So Fit normalises the
-// objective by N instead, a row count released with the discrete Laplace
-// mechanism on 5% of ε (or Options.PublicRows when the caller already has a
-// public or DP count). N is the only place n enters; the model reports N as
-// Rows. With N fixed, the paper's proofs go through for add/remove with half
+// depend on it, is not add/remove-DP at any ε. So Fit first releases the
+// label histogram (rows with a true and with a false label) with the discrete
+// Laplace mechanism on 5% of ε (a row is in one bin: sensitivity 1, parallel
+// composition), and when that histogram says N·ε is too small for the weights
+// to carry signal, a second one on 75% of ε (see smallData; the split depends
+// only on the first release, so adaptive composition applies). N = pos + neg
+// normalises the objective and is reported as Rows; p̂ = (pos + ½)/(N + 1)
+// gives the offset o = logit(p̂), added to every margin:
+//
+//	J(w) = (1/N)·[Σ_i ℓ(y_i(wᵀx_i + o)) + bᵀw] + (λ/2)‖w‖².
+//
+// As a function of w the loss still has |ℓ'| ≤ 1 and 0 ≤ ℓ” ≤ 1/4, so the
+// paper's calibration holds with o fixed; o and N are DP releases used as
+// public parameters, so the whole is ε-DP by adaptive sequential composition.
+// The offset is folded into the released intercept. Its purpose: when N·ε is
+// small the noise swamps the data's gradient, and a large λ then shrinks the
+// weights to the majority class instead of to the sign of the noise.
+// Options.PublicRows skips the histogram (and the offset).
+//
+// With N fixed, the paper's proofs go through for add/remove with half
 // the replace-one sensitivities (see calibrate.go): objective perturbation
-// uses ε' = ε − log(1 + c/(Nλ)) and noise density ∝ exp(−ε'‖b‖), output
-// perturbation sensitivity 1/(Nλ). That is exactly the paper's calibration for
-// replace-one at 2ε, consistent with the implication above.
+// uses ε' = ε − log(1 + c/(Nλ)) and noise density ∝ exp(−(ε'/Δ)‖b‖),
+// output perturbation sensitivity 1/(Nλ). With the ℓ2 norm and Δ = 1 that is
+// exactly the paper's calibration for replace-one at 2ε, consistent with the
+// implication above.
+//
+// # The objective's noise
+//
+// Chaudhuri et al. draw b with density ∝ exp(−ε'‖b‖₂); their proof uses the
+// norm only to bound how far one row's gradient ℓ'·y·x moves b, so any norm
+// in which that gradient has norm ≤ Δ works with density ∝ exp(−(ε'/Δ)‖b‖)
+// (the K-norm mechanism of Hardt and Talwar 2010). One-hot rows are sparse:
+// ‖x‖₁ ≤ K = √(features + 1), so b with independent Laplace(K/ε')
+// coordinates (ℓ1, Δ = K) is as private and, on Adult, half as large along
+// every row as the ℓ2 noise. Fit picks the norm from public quantities
+// (2K² < dim + 1; see objectiveNoise); random Fourier features keep ℓ2.
 //
 // # Exact minimisation
 //
@@ -51,10 +78,19 @@
 //
 // # Limits
 //
-// The noise is continuous (float64) and the released weights are not snapped
-// to a grid, so the floating-point attacks of Mironov (2012) on textbook
-// Laplace are not ruled out here as they are for the mechanism package's
-// counts. If the solver fails to reach γ (not seen for these strongly convex
+// Released raw weights are snapped to a power-of-two grid Λ, the smallest
+// power of two at least the scale of the last noise added (the minimisation
+// noise, or output perturbation's noise), as in Mironov's snapping mechanism
+// ("On significance of the least significant bits for differential privacy",
+// CCS 2012); Λ depends only on public quantities, so snapping is
+// post-processing, and Model.Grid reports it. This removes the low-order bits
+// his floating-point attack reads, but it is not his theorem: that needs
+// Laplace noise and values clamped to a public bound, and here the noise is
+// sampled in floating point (Gamma, normal and exponential variates from
+// crypto/rand, not an exact discrete sampler) and the weights are not
+// clamped. The label counts are exact discrete Laplace (package mechanism).
+// If the solver fails to reach γ (not seen for these strongly convex
 // objectives) Fit returns an error after the noise was drawn; the caller
-// should still charge the budget.
+// should still charge the budget. The rule that moves ε to the label
+// histogram on small data (smallData) was calibrated on Adult.
 package train

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/dpproxy/dpproxy/mechanism"
 )
 
 // Methods.
@@ -16,8 +14,11 @@ const (
 )
 
 // DefaultLambdas are the candidates of AutoLambda when Options.Lambdas is
-// empty: a decade apart, as in Chaudhuri et al. (2011), Section 7.
-var DefaultLambdas = []float64{1e-4, 1e-3, 1e-2, 1e-1}
+// empty: a decade apart, as in Chaudhuri et al. (2011), Section 7, up to 10
+// so that at small N·ε the choice can shrink the weights onto the released
+// base rate (on 1,000 Adult rows at ε = 0.01 only λ = 10 keeps the noise
+// below the offset).
+var DefaultLambdas = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10}
 
 // Options configures Fit.
 type Options struct {
@@ -41,7 +42,7 @@ type Options struct {
 	// PublicRows, when > 0, is a row count that is already public or was
 	// released with DP before (post-processing): Fit uses it as N and spends
 	// nothing on counting. It need not equal the true count; it only scales
-	// the regulariser.
+	// the regulariser. No base rate is released then: the offset is 0.
 	PublicRows int64
 
 	// weaken divides every noise by this factor when > 1. Only the privacy
@@ -117,77 +118,91 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Model, error) {
 	}
 
 	eps := opts.Epsilon
-	n, err := rowCount(d, &opts, &eps)
+	stats, err := labelHistogram(d, &opts, &eps, noiseAlongRow(des))
 	if err != nil {
 		return nil, err
 	}
-	m.Rows = int64(n)
+	m.Rows = int64(stats.n)
 
-	if opts.AutoLambda {
-		m.RawWeights, m.Lambda, err = tune(ctx, des, n, eps, opts)
-	} else {
+	var f fitted
+	switch {
+	case opts.AutoLambda && stats.small:
+		// Too few rows for the weights, and so for the held-out counts to
+		// tell the candidates apart: the strongest regulariser, which shrinks
+		// the model onto the released base rate, on all the rows. The choice
+		// depends only on the histogram's release.
+		m.Lambda = slices.Max(candidates(opts))
+		f, err = fitOne(ctx, des, stats, m.Lambda, eps, opts)
+	case opts.AutoLambda:
+		f, m.Lambda, err = tune(ctx, des, stats, eps, opts)
+	default:
 		m.Lambda = opts.Lambda
-		m.RawWeights, err = fitOne(ctx, des, n, opts.Lambda, eps, opts)
+		f, err = fitOne(ctx, des, stats, opts.Lambda, eps, opts)
 	}
 	if err != nil {
 		return nil, err
 	}
+	// Snapping is post-processing of the noisy weights with a grid chosen
+	// from public quantities (see gridFor).
+	snap(f.w, f.grid)
+	m.RawWeights, m.Grid = f.w, f.grid
 	m.setWeights(d.enc)
 	return m, nil
 }
 
-// rowCount returns N, the normaliser of the objective, and takes what it
-// spends from *eps. Without privacy it is the true count.
-func rowCount(d *Data, opts *Options, eps *float64) (float64, error) {
-	switch {
-	case math.IsInf(*eps, 1):
-		return max(float64(d.Len()), 1), nil
-	case opts.PublicRows > 0:
-		return float64(opts.PublicRows), nil
-	}
-	// A row count has sensitivity 1 under add/remove; the discrete Laplace
-	// mechanism releases it ε-DP (Ghosh, Roughgarden, Sundararajan 2009).
-	// The mechanism's noise has a smallest scale; spending less than the
-	// share on a huge ε only helps privacy.
-	countEps := min(countShare**eps, 1<<19)
-	lap, err := mechanism.NewLaplace(countEps, 1)
-	if err != nil {
-		return 0, fmt.Errorf("train: noise for the row count: %w", err)
-	}
-	*eps -= countShare * *eps
-	// Clamping is post-processing; N only needs to be positive.
-	return float64(max(lap.AddNoiseInt(int64(d.Len())), 1)), nil
+// fitted is one trained weight vector and the grid its release is snapped
+// to (0 without privacy).
+type fitted struct {
+	w    []float64
+	grid float64
 }
 
 // fitOne trains one model with regulariser lambda and privacy eps on des,
-// normalised by n.
-func fitOne(ctx context.Context, des design, n, lambda, eps float64, opts Options) ([]float64, error) {
+// normalised by stats.n with stats.offset added to every margin. The offset
+// is folded into the bias weight (w_bias += o/x_bias) so that the returned
+// weights score a row on their own.
+func fitOne(ctx context.Context, des design, stats labelStats, lambda, eps float64, opts Options) (fitted, error) {
 	weaken := max(opts.weaken, 1)
-	if math.IsInf(eps, 1) {
+	n := stats.n
+	var f fitted
+	var err error
+	switch {
+	case math.IsInf(eps, 1):
 		// Without privacy any tight gradient norm will do.
-		return minimise(ctx, newObjective(des, n, lambda, nil), 1e-8)
-	}
-	switch opts.Method {
-	case MethodOutput:
+		f.w, err = minimise(ctx, newObjective(des, n, lambda, nil, stats.offset), 1e-8)
+	case opts.Method == MethodOutput:
 		gamma := outputGamma(n)
-		w, err := minimise(ctx, newObjective(des, n, lambda, nil), gamma)
-		if err != nil {
-			return nil, err
+		if f.w, err = minimise(ctx, newObjective(des, n, lambda, nil, stats.offset), gamma); err != nil {
+			return fitted{}, err
 		}
-		addTo(w, sampleBall(len(w), weaken*outputRate(eps, n, lambda, gamma)))
-		return w, nil
+		rate := outputRate(eps, n, lambda, gamma)
+		addTo(f.w, sampleBall(len(f.w), weaken*rate))
+		f.grid = gridFor(rate)
 	default:
 		ampEps := ampShare * eps
 		cal := calibrateObjective(eps-ampEps, n, lambda)
-		b := sampleBall(des.dim(), weaken*cal.rate)
-		gamma := objectiveGamma(ampEps, cal.rate, n)
-		w, err := minimise(ctx, newObjective(des, n, lambda+cal.delta, b), gamma)
-		if err != nil {
-			return nil, err
+		b := objectiveNoise(des, weaken*cal.rate)
+		gamma := objectiveGamma(ampEps, noiseNorm(des, cal.rate), n, des.dim())
+		if f.w, err = minimise(ctx, newObjective(des, n, lambda+cal.delta, b, stats.offset), gamma); err != nil {
+			return fitted{}, err
 		}
-		addTo(w, sampleBall(len(w), weaken*ampRate(ampEps, lambda+cal.delta, gamma)))
-		return w, nil
+		rate := ampRate(ampEps, lambda+cal.delta, gamma)
+		addTo(f.w, sampleBall(len(f.w), weaken*rate))
+		f.grid = gridFor(rate)
 	}
+	if err != nil {
+		return fitted{}, err
+	}
+	f.w[len(f.w)-1] += stats.offset / des.bias()
+	return f, nil
+}
+
+// candidates returns the λ AutoLambda chooses from.
+func candidates(opts Options) []float64 {
+	if len(opts.Lambdas) == 0 {
+		return DefaultLambdas
+	}
+	return opts.Lambdas
 }
 
 func addTo(w, v []float64) {
@@ -205,25 +220,21 @@ func addTo(w, v []float64) {
 // each by at most 1 (the exponential mechanism is eps-DP for sensitivity 1):
 // eps in total (their Theorem 18). Each part is normalised by n/(parts) as
 // the split is uniform.
-func tune(ctx context.Context, des design, n, eps float64, opts Options) ([]float64, float64, error) {
-	lambdas := opts.Lambdas
-	if len(lambdas) == 0 {
-		lambdas = DefaultLambdas
-	}
-	lambdas = slices.Clone(lambdas)
+func tune(ctx context.Context, des design, stats labelStats, eps float64, opts Options) (fitted, float64, error) {
+	lambdas := slices.Clone(candidates(opts))
 	k := len(lambdas) + 1
 	parts := randomParts(des.len(), k)
 	held := subset(des, parts[k-1])
-	partN := max(n/float64(k), 1)
-	models := make([][]float64, len(lambdas))
+	part := labelStats{n: max(stats.n/float64(k), 1), offset: stats.offset}
+	models := make([]fitted, len(lambdas))
 	mistakes := make([]int, len(lambdas))
 	for i, l := range lambdas {
-		w, err := fitOne(ctx, subset(des, parts[i]), partN, l, eps, opts)
+		f, err := fitOne(ctx, subset(des, parts[i]), part, l, eps, opts)
 		if err != nil {
-			return nil, 0, fmt.Errorf("train: tuning lambda %v: %w", l, err)
+			return fitted{}, 0, fmt.Errorf("train: tuning lambda %v: %w", l, err)
 		}
-		models[i] = w
-		mistakes[i] = countMistakes(held, w)
+		models[i] = f
+		mistakes[i] = countMistakes(held, f.w)
 	}
 	e := eps
 	if opts.weaken > 1 {
@@ -236,7 +247,7 @@ func tune(ctx context.Context, des design, n, eps float64, opts Options) ([]floa
 // countMistakes returns how many rows of des w classifies wrongly (score 0
 // counts as a mistake).
 func countMistakes(des design, w []float64) int {
-	o := newObjective(des, 1, 0, nil)
+	o := newObjective(des, 1, 0, nil, 0)
 	var z int
 	for i := range des.len() {
 		if o.margin(i, w) <= 0 {

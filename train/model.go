@@ -21,12 +21,16 @@ type Model struct {
 	// for NULL or a value outside its public categories). Kernel models have
 	// no such form: their Weights equal RawWeights, applied by Predict.
 	Weights []float64
-	// RawWeights act on the encoded vector x (see Encoder).
+	// RawWeights act on the encoded vector x (see Encoder). They are
+	// multiples of Grid, released snapped to it.
 	RawWeights []float64
-	Epsilon    float64
-	Delta      float64
-	Lambda     float64 // the λ used (the one chosen, with AutoLambda)
-	Method     string
+	// Grid is the power of two the raw weights are rounded to (see
+	// gridFor); 0 for a model trained without privacy.
+	Grid    float64
+	Epsilon float64
+	Delta   float64
+	Lambda  float64 // the λ used (the one chosen, with AutoLambda)
+	Method  string
 	// Rows is N, the row count the fit was normalised by: a DP count (or
 	// Options.PublicRows), never the true number of rows.
 	Rows int64

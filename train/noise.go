@@ -51,6 +51,20 @@ func sampleBall(dim int, rate float64) []float64 {
 	}
 }
 
+// sampleLaplace returns b ∈ ℝ^dim with density ∝ exp(−rate·‖b‖₁): independent
+// Laplace coordinates of scale 1/rate, each an exponential variable of rate
+// `rate` with a uniform sign (the density factorises over coordinates).
+func sampleLaplace(dim int, rate float64) []float64 {
+	b := make([]float64, dim)
+	for j := range b {
+		b[j] = secureRand.ExpFloat64() / rate
+		if secureRand.Uint64()&1 == 1 {
+			b[j] = -b[j]
+		}
+	}
+	return b
+}
+
 // exponentialMechanism returns index i with probability ∝ exp(−ε·z_i/2): the
 // exponential mechanism (McSherry, Talwar 2007) on the utility −z_i of
 // sensitivity 1, ε-differentially private; the choice step of Chaudhuri et al.

@@ -9,12 +9,16 @@ import (
 // objective is the perturbed regularised logistic loss of Chaudhuri et al.
 // (2011), Algorithm 2, step 4, written with a normaliser N:
 //
-//	J(w) = (1/N)·[Σ_i ℓ(y_i wᵀx_i) + bᵀw] + (λ/2)‖w‖²,   ℓ(z) = log(1 + e^{−z}),
+//	J(w) = (1/N)·[Σ_i ℓ(y_i (wᵀx_i + o)) + bᵀw] + (λ/2)‖w‖²,   ℓ(z) = log(1 + e^{−z}),
 //
 // where λ already includes the paper's extra regulariser Δ. N is the row count
-// the privacy analysis may use (public or DP, see the package documentation);
-// with b = 0 and N = n it is ordinary L2-regularised logistic regression. J is
-// λ-strongly convex and smooth, so it has one minimiser.
+// the privacy analysis may use (public or DP, see the package documentation)
+// and o a fixed offset (the logit of the released base rate, or 0); with
+// b = 0, o = 0 and N = n it is ordinary L2-regularised logistic regression.
+// The offset leaves the loss's bounds as the paper needs them: as a function
+// of w, ℓ_i(w) = ℓ(y_i(wᵀx_i + o)) has ∇ℓ_i = ℓ'·y_i·x_i with |ℓ'| ≤ 1 and
+// ∇²ℓ_i = ℓ”·x_i x_iᵀ with 0 ≤ ℓ” ≤ 1/4, for every o. J is λ-strongly
+// convex and smooth, so it has one minimiser.
 //
 // The solver works in v = w − w₀ with w₀ = −b/(Nλ), the minimiser of the
 // perturbation and regulariser alone: since λw₀ = −b/N,
@@ -27,13 +31,14 @@ type objective struct {
 	n      float64
 	lambda float64
 	origin []float64 // w₀; nil when there is no perturbation
+	offset float64   // o, added to every margin
 
 	cols []int32
 	vals []float64
 }
 
-func newObjective(d design, n, lambda float64, b []float64) *objective {
-	o := &objective{d: d, n: n, lambda: lambda, vals: make([]float64, 0, d.dim())}
+func newObjective(d design, n, lambda float64, b []float64, offset float64) *objective {
+	o := &objective{d: d, n: n, lambda: lambda, offset: offset, vals: make([]float64, 0, d.dim())}
 	if b != nil {
 		o.origin = make([]float64, len(b))
 		for j, bj := range b {
@@ -52,7 +57,7 @@ func (o *objective) weights(v []float64) []float64 {
 	return w
 }
 
-// margin returns y_i·(w₀+v)ᵀx_i with the row left in o.cols, o.vals.
+// margin returns y_i·((w₀+v)ᵀx_i + o) with the row left in o.cols, o.vals.
 func (o *objective) margin(i int, v []float64) float64 {
 	o.cols, o.vals = o.d.row(i, o.cols, o.vals)
 	var s float64
@@ -71,7 +76,7 @@ func (o *objective) margin(i int, v []float64) float64 {
 			}
 		}
 	}
-	return o.d.label(i) * s
+	return o.d.label(i) * (s + o.offset)
 }
 
 // logLoss returns log(1 + e^{−z}) without overflow.
@@ -113,8 +118,8 @@ func (o *objective) value(v []float64) float64 {
 	return loss/o.n + o.lambda/2*vv
 }
 
-// grad writes ∇J(w) = (1/N)[Σ_i −y_i σ(−y_i wᵀx_i) x_i + b] + λw at
-// w = w₀ + v, which is (1/N)Σ_i −y_i σ(−y_i wᵀx_i) x_i + λv.
+// grad writes ∇J(w) = (1/N)[Σ_i −y_i σ(−m_i) x_i + b] + λw at w = w₀ + v
+// (m_i the margin), which is (1/N)Σ_i −y_i σ(−m_i) x_i + λv.
 func (o *objective) grad(g, v []float64) {
 	clear(g)
 	for i := range o.d.len() {

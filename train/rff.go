@@ -101,5 +101,8 @@ func (m *rffMap) materialise(d *Data) (denseDesign, error) {
 		num, cat := d.row(i)
 		m.apply(num, cat, x[i*width:(i+1)*width])
 	}
-	return denseDesign{x: x, width: width, labels: d.label}, nil
+	// The bias column as stored (float32), so that an offset folded into
+	// its weight scores exactly as it did in the fit.
+	bias := float64(float32(m.scale * math.Sqrt(float64(m.freq))))
+	return denseDesign{x: x, width: width, labels: d.label, biasV: bias}, nil
 }

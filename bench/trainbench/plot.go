@@ -30,6 +30,7 @@ func drawPlot(path string, res map[float64]cell, ceiling, majority float64, dpl 
 	}{
 		{fmt.Sprintf("objective, λ = %g", lambda), colFixed, color.RGBA{R: 31, G: 119, B: 180, A: 255}},
 		{"objective, λ auto (private)", colAuto, color.RGBA{R: 44, G: 160, B: 44, A: 255}},
+		{"objective, best λ of 1e-4…10", colBest, color.RGBA{R: 148, G: 103, B: 189, A: 255}},
 		{fmt.Sprintf("output, λ = %g", lambda), colOutput, color.RGBA{R: 214, G: 39, B: 40, A: 255}},
 	}
 	for _, s := range series {
@@ -49,15 +50,17 @@ func drawPlot(path string, res map[float64]cell, ceiling, majority float64, dpl 
 		return err
 	}
 	for _, h := range []struct {
-		name string
-		y    float64
-	}{{"non-private", ceiling}, {"majority class", majority}} {
+		name  string
+		y     float64
+		color color.Color
+	}{{"non-private", ceiling, color.Black}, {"majority class", majority, color.Gray{Y: 150}}} {
 		pts := plotter.XYs{{X: epsilons[0], Y: h.y}, {X: epsilons[len(epsilons)-1], Y: h.y}}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
 			return err
 		}
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		l.Color = h.color
 		p.Add(l)
 		p.Legend.Add(h.name, l)
 	}
