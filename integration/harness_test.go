@@ -52,6 +52,7 @@ func testPolicy(driver, dsn, dataDir string) (*policy.Policy, error) {
 	for _, u := range []string{"budget1", "budget2", "budget3", "restart"} {
 		pol.Users[u] = &policy.User{Password: u, Role: "small"}
 	}
+	visitsTable(pol)
 	return pol, pol.Validate()
 }
 
@@ -84,11 +85,14 @@ func run(m *testing.M) (int, error) {
 	if err := demo.Prepare(ctx, pol); err != nil {
 		return 0, err
 	}
-	srv, err := server.Start(ctx, server.Options{Policy: pol, Logger: log, Database: demo.Database})
+	direct, err := sql.Open("sqlite", pol.Backend.DSN)
 	if err != nil {
 		return 0, err
 	}
-	direct, err := sql.Open("sqlite", pol.Backend.DSN)
+	if err := createVisits(ctx, direct, "sqlite"); err != nil {
+		return 0, err
+	}
+	srv, err := server.Start(ctx, server.Options{Policy: pol, Logger: log, Database: demo.Database})
 	if err != nil {
 		return 0, err
 	}
@@ -105,11 +109,14 @@ func run(m *testing.M) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		srv, err := server.Start(ctx, server.Options{Policy: pol, Logger: log})
+		direct, err := sql.Open("mysql", dsn)
 		if err != nil {
 			return 0, err
 		}
-		direct, err := sql.Open("mysql", dsn)
+		if err := createVisits(ctx, direct, "mysql"); err != nil {
+			return 0, err
+		}
+		srv, err := server.Start(ctx, server.Options{Policy: pol, Logger: log})
 		if err != nil {
 			return 0, err
 		}
@@ -126,11 +133,14 @@ func run(m *testing.M) (int, error) {
 			return 0, err
 		}
 		const db = "census"
-		srv, err := server.Start(ctx, server.Options{Policy: pol, Logger: log, Database: db})
+		direct, err := sql.Open("postgres", dsn)
 		if err != nil {
 			return 0, err
 		}
-		direct, err := sql.Open("postgres", dsn)
+		if err := createVisits(ctx, direct, "postgres"); err != nil {
+			return 0, err
+		}
+		srv, err := server.Start(ctx, server.Options{Policy: pol, Logger: log, Database: db})
 		if err != nil {
 			return 0, err
 		}

@@ -161,7 +161,7 @@ const (
 )
 
 // Column is what the policy knows about one column. Lower/Upper are public
-// bounds (both set or neither, int and float columns only); PublicValues, if
+// bounds (both set or neither; int, float and date columns); PublicValues, if
 // set, is the public domain of a categorical column. After validation its
 // values have the Go type of the column: int64 (int), float64 (float),
 // string (string, and date as "YYYY-MM-DD") or bool.
@@ -170,11 +170,17 @@ const (
 // both bounds are whole numbers, float when a bound is not, the type of its
 // public values when they all share one YAML type, string otherwise.
 type Column struct {
-	Name         string     `yaml:"-"`
-	Type         ColumnType `yaml:"type"`
-	Lower        *float64   `yaml:"lower"`
-	Upper        *float64   `yaml:"upper"`
-	PublicValues []any      `yaml:"public_values"`
+	Name string     `yaml:"-"`
+	Type ColumnType `yaml:"type"`
+	// Lower and Upper are the public bounds as numbers; for a date column,
+	// days since 1970-01-01 (the policy writes them YYYY-MM-DD).
+	Lower *float64 `yaml:"-"`
+	Upper *float64 `yaml:"-"`
+	// LowerValue and UpperValue are the bounds as written in the file;
+	// validation turns them into Lower and Upper.
+	LowerValue   any   `yaml:"lower"`
+	UpperValue   any   `yaml:"upper"`
+	PublicValues []any `yaml:"public_values"`
 	// Unique marks a column that identifies a row (an id): it may not be a
 	// GROUP BY key.
 	Unique bool `yaml:"unique"`

@@ -112,6 +112,24 @@ func (v *validator) column(t *Table, c *Column) {
 	full := t.Name + "." + c.Name
 
 	c.Type = ColumnType(strings.ToLower(strings.TrimSpace(string(c.Type))))
+	if c.Type == "" && (isDateValue(c.LowerValue) || isDateValue(c.UpperValue)) {
+		c.Type = TypeDate
+	}
+	for _, b := range []struct {
+		key string
+		raw any
+		out **float64
+	}{{"lower", c.LowerValue, &c.Lower}, {"upper", c.UpperValue, &c.Upper}} {
+		if b.raw == nil {
+			continue
+		}
+		f, err := boundValue(b.raw, c.Type)
+		if err != nil {
+			v.fail(at(b.key), "column %s %s bound %v %v", full, b.key, b.raw, err)
+			return
+		}
+		*b.out = &f
+	}
 	if c.Type == "" {
 		c.Type = inferType(c)
 	}
@@ -123,8 +141,8 @@ func (v *validator) column(t *Table, c *Column) {
 	switch {
 	case (c.Lower == nil) != (c.Upper == nil):
 		v.fail(at(), "column %s needs both lower and upper, or neither", full)
-	case c.Lower != nil && c.Type != TypeInt && c.Type != TypeFloat:
-		v.fail(at("lower"), "column %s is of type %s and so cannot have bounds; only int and float columns can", full, c.Type)
+	case c.Lower != nil && c.Type != TypeInt && c.Type != TypeFloat && c.Type != TypeDate:
+		v.fail(at("lower"), "column %s is of type %s and so cannot have bounds; only int, float and date columns can", full, c.Type)
 	case c.Lower != nil && (!finite(*c.Lower) || !finite(*c.Upper)):
 		v.fail(at("lower"), "column %s bounds must be finite numbers, got lower %v and upper %v", full, *c.Lower, *c.Upper)
 	case c.Lower != nil && *c.Lower > *c.Upper:

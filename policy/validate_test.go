@@ -81,7 +81,7 @@ func TestValidationRules(t *testing.T) {
 		{"column type unknown", minimal + "tables:\n  t:\n    public: true\n    columns:\n      a: {type: decimal}\n", 8, `column t.a has type "decimal"`},
 		{"only lower", minimal + "tables:\n  t:\n    public: true\n    columns:\n      a: {type: int, lower: 0}\n", 8, "column t.a needs both lower and upper, or neither"},
 		{"lower above upper", minimal + "tables:\n  t:\n    public: true\n    columns:\n      a: {type: int, lower: 5, upper: 1}\n", 8, "column t.a lower bound 5 is above its upper bound 1"},
-		{"bounds infinite", minimal + "tables:\n  t:\n    public: true\n    columns:\n      a: {type: float, lower: -.inf, upper: 1}\n", 8, "column t.a bounds must be finite numbers"},
+		{"bounds infinite", minimal + "tables:\n  t:\n    public: true\n    columns:\n      a: {type: float, lower: -.inf, upper: 1}\n", 8, "column t.a lower bound -Inf is not a finite number"},
 		{"bounds on a string", minimal + "tables:\n  t:\n    public: true\n    columns:\n      a: {type: string, lower: 0, upper: 1}\n", 8, "column t.a is of type string and so cannot have bounds"},
 		{"string in an int domain", minimal + "tables:\n  t:\n    public: true\n    columns:\n      a: {type: int, public_values: [1, x]}\n", 8, "column t.a public value x is a string, not the whole number an int column needs"},
 		{"fraction in an int domain", minimal + "tables:\n  t:\n    public: true\n    columns:\n      a: {type: int, public_values: [1.5]}\n", 8, "column t.a public value 1.5 is not a whole number"},
@@ -186,6 +186,43 @@ func TestTableDefaultsAndNames(t *testing.T) {
 		c, ok := v.Column(tc.col)
 		if !ok || c.Name != tc.col || c.Type != tc.typ || !reflect.DeepEqual(c.PublicValues, tc.values) {
 			t.Errorf("column %s = %+v, want type %s values %#v", tc.col, c, tc.typ, tc.values)
+		}
+	}
+}
+
+func TestDateBounds(t *testing.T) {
+	p, err := Parse([]byte(minimal + `tables:
+  visits:
+    privacy_unit: pid
+    max_rows_per_unit: 5
+    columns:
+      admitted: {type: date, lower: 2015-01-01, upper: "2024-12-31"}
+      discharged: {lower: "1970-01-02", upper: 2024-12-31}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := p.Table("visits")
+	a, _ := v.Column("admitted")
+	d, _ := v.Column("discharged")
+	// 2015-01-01 is day 16436 after 1970-01-01; 2024-12-31 is day 20088.
+	if !a.Bounded() || *a.Lower != 16436 || *a.Upper != 20088 {
+		t.Errorf("admitted = %+v, want days [16436, 20088]", a)
+	}
+	if d.Type != TypeDate || *d.Lower != 1 {
+		t.Errorf("discharged = %+v, want a date column from day 1 (its bounds are dates)", d)
+	}
+	if got := DaysDate(20088); got != "2024-12-31" {
+		t.Errorf("DaysDate(20088) = %s", got)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"      a: {type: date, lower: 2024-13-01, upper: 2025-01-01}\n", "column visits.a lower bound 2024-13-01 is not a date written YYYY-MM-DD"},
+		{"      a: {type: int, lower: 2024-01-01, upper: 3}\n", "not a number (a date bound needs type: date"},
+		{"      a: {type: string, lower: 1, upper: 3}\n", "only int, float and date columns can"},
+	} {
+		_, err := Parse([]byte(minimal + "tables:\n  visits:\n    privacy_unit: row\n    columns:\n" + tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.src, err, tc.want)
 		}
 	}
 }

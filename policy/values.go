@@ -6,8 +6,64 @@ import (
 	"time"
 )
 
-// dateLayout is how date public values are written.
+// dateLayout is how date public values and bounds are written.
 const dateLayout = time.DateOnly
+
+// isDateValue reports whether a bound as written in YAML is a date.
+func isDateValue(v any) bool {
+	switch x := v.(type) {
+	case time.Time:
+		return true
+	case string:
+		_, err := time.Parse(dateLayout, x)
+		return err == nil
+	}
+	return false
+}
+
+// boundValue converts a bound as written in YAML to a number: the value of
+// a numeric column, days since 1970-01-01 for a date column (DateDays).
+func boundValue(v any, t ColumnType) (float64, error) {
+	if t == TypeDate {
+		d, err := convertValue(v, TypeDate)
+		if err != nil {
+			return 0, err
+		}
+		days, _ := DateDays(d.(string))
+		return float64(days), nil
+	}
+	if !isNumber(v) {
+		return 0, fmt.Errorf("is a %s, not a number (a date bound needs type: date and YYYY-MM-DD)", kind(v))
+	}
+	f, err := convertValue(v, TypeFloat)
+	if err != nil {
+		return 0, err
+	}
+	return f.(float64), nil
+}
+
+func isNumber(v any) bool {
+	switch v.(type) {
+	case int, int32, int64, uint32, uint64, float32, float64:
+		return true
+	}
+	return false
+}
+
+// DateDays is the number of days from 1970-01-01 to a date written
+// YYYY-MM-DD (negative before).
+func DateDays(date string) (int64, error) {
+	t, err := time.Parse(dateLayout, date)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a date written YYYY-MM-DD", date)
+	}
+	return t.Unix() / 86400, nil
+}
+
+// DaysDate is the inverse of DateDays.
+func DaysDate(days int64) string {
+	return time.Unix(days*86400, 0).UTC().Format(dateLayout)
+}
 
 // inferType picks the type of a column written without one: int when both
 // bounds are whole numbers, float when a bound has a fraction, the common

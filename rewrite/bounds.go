@@ -69,6 +69,9 @@ func (a *analysis) bound(e parser.Expr) (interval, error) {
 			return interval{}, err
 		}
 		col, _ := a.table.Column(name)
+		if col != nil && col.Type == policy.TypeDate {
+			return interval{}, dateMisuse(name)
+		}
 		if col.Bounded() {
 			lo, hi := *col.Lower, *col.Upper
 			isInt := col.Type == policy.TypeInt
@@ -97,6 +100,11 @@ func (a *analysis) bound(e parser.Expr) (interval, error) {
 		case parser.OpEQ, parser.OpNE, parser.OpLT, parser.OpLE, parser.OpGT, parser.OpGE,
 			parser.OpNullEQ, parser.OpAnd, parser.OpOr, parser.OpXor:
 			return boolInterval, nil
+		}
+		if n.Op == parser.OpSub {
+			if b, isDate, err := a.dateDiffBound(n.L, n.R); isDate {
+				return b, err
+			}
 		}
 		l, err := a.bound(n.L)
 		if err != nil {
@@ -167,6 +175,9 @@ func (a *analysis) bound(e parser.Expr) (interval, error) {
 }
 
 func (a *analysis) funcBound(f *parser.Func) (interval, error) {
+	if unit, arg, ok := datePart(f); ok {
+		return a.datePartBound(f, unit, arg)
+	}
 	args := make([]interval, len(f.Args))
 	for i, x := range f.Args {
 		b, err := a.bound(x)
@@ -220,8 +231,6 @@ func (a *analysis) funcBound(f *parser.Func) (interval, error) {
 			out = hull(out, b)
 		}
 		return out, nil
-	case "year":
-		return interval{}, &noBoundError{exprText(f)}
 	}
 	return interval{}, &noBoundError{exprText(f)}
 }

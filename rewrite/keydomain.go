@@ -21,6 +21,11 @@ const maxDerivedDomain = 10000
 // 0, 10, ..., 100). It returns nil when no such domain exists; the key then
 // needs partition selection.
 func (a *analysis) keyDomain(e parser.Expr) []any {
+	if f, ok := e.(*parser.Func); ok {
+		if d, isDatePart := a.dateKeyDomain(f); isDatePart {
+			return d
+		}
+	}
 	var cols []string
 	walk(e, func(n parser.Expr) bool {
 		if ref, ok := n.(*parser.ColumnRef); ok {

@@ -39,6 +39,13 @@ tables:
   accounts:
     privacy_unit: pid
     max_rows_per_unit: 3
+  visits:
+    privacy_unit: pid
+    max_rows_per_unit: 3
+    columns:
+      admitted: {type: date, lower: 2015-01-01, upper: 2024-12-31}
+      discharged: {type: date, lower: 2015-01-01, upper: 2025-03-31}
+      cost: {type: float, lower: 0, upper: 10000}
   towns:
     public: true
 `
@@ -53,6 +60,7 @@ var testSchema = schema{
 	"towns":    {"name"},
 	"persons":  {"person_id", "height", "region"},
 	"accounts": {"pid", "balance"},
+	"visits":   {"pid", "admitted", "discharged", "cost"},
 }
 
 func analyze(t *testing.T, sql string, d parser.Dialect) (*Plan, error) {

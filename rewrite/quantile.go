@@ -9,8 +9,11 @@ import (
 	"github.com/dpproxy/dpproxy/parser"
 )
 
-// maxQuantileBins bounds the histogram of a DP quantile.
-const maxQuantileBins = 1000
+// maxQuantileBins bounds the histogram of a DP quantile with one bin per
+// integer (ages, days between two dates over decades): the exponential
+// mechanism's work and the backend's histogram rows grow with it, its
+// rank error only with its logarithm.
+const maxQuantileBins = 10000
 
 // quantile registers MIN, MAX, MEDIAN(x) or PERCENTILE_CONT(p) WITHIN GROUP
 // (ORDER BY x). They are released by the exponential mechanism over a

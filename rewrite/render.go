@@ -23,6 +23,9 @@ type renderer struct {
 	// display renders strings as plain 'quoted' text, for messages and
 	// canonical forms; never for SQL sent to a backend.
 	display bool
+	// dateColumn reports whether an expression is a date column: the
+	// difference of two is rendered in days (dates.go).
+	dateColumn func(parser.Expr) bool
 	// extend renders an expression before the cases below; handled false
 	// falls through to them. The catalog renderer (catalog.go) uses it for
 	// the constructs only catalog queries may contain.
@@ -161,6 +164,13 @@ func (r *renderer) expr(e parser.Expr) (string, error) {
 	case *parser.Func:
 		if r.aggregates[e.Name] && e.Schema == "" && !e.Over {
 			return r.aggregateCall(e)
+		}
+		if unit, arg, ok := datePart(e); ok {
+			s, err := r.expr(arg)
+			if err != nil {
+				return "", err
+			}
+			return r.datePartSQL(unit, s), nil
 		}
 		if !scalarFuncs[e.Name] || e.Schema != "" || e.Over || e.Distinct || e.Star {
 			return "", refuse("function %s is not allowed in a differentially private query", strings.ToUpper(e.Name))
@@ -301,6 +311,9 @@ func (r *renderer) binary(e *parser.Binary) (string, error) {
 	rr, err := r.expr(e.R)
 	if err != nil {
 		return "", err
+	}
+	if e.Op == parser.OpSub && r.dateColumn != nil && r.dateColumn(e.L) && r.dateColumn(e.R) {
+		return r.dateDiffSQL(l, rr), nil
 	}
 	switch e.Op {
 	case parser.OpAdd, parser.OpSub, parser.OpMul, parser.OpDiv, parser.OpMod, parser.OpIntDiv:

@@ -68,6 +68,10 @@ func (a *analysis) sqlRenderer() *renderer {
 		}
 		return a.nameSQL(r, name), nil
 	}
+	r.dateColumn = func(e parser.Expr) bool {
+		_, ok := a.dateColumn(e)
+		return ok
+	}
 	return r
 }
 
