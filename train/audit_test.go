@@ -148,10 +148,22 @@ func TestPrivacyAudit(t *testing.T) {
 		}
 	}
 
+	// The default path releases the label histogram (twice, as N·ε is small
+	// here) and fits with its N and offset: the left-out negative moves the
+	// counts, hence the intercept, as well as the objective. The whole fit
+	// must stay within ε; the intercept carries both effects.
+	def := Options{Epsilon: eps, Lambda: 0.1}
+	intercept := auditCase{auditData, func(w []float64) float64 { return w[len(w)-1] }}
+	loss, raw := empiricalLoss(t, intercept, def, 16000)
+	t.Logf("objective with the label histogram: privacy loss ≥ %.3f (point estimate %.3f) for ε = %v", loss, raw, eps)
+	if loss > eps {
+		t.Errorf("objective with the label histogram: measured privacy loss %.3f exceeds ε = %v", loss, eps)
+	}
+
 	// Output perturbation's bound 1/(Nλ) is not attained (the Hessian exceeds
 	// λ), so its audit only checks the upper side.
 	opts.Method = MethodOutput
-	loss, raw := empiricalLoss(t, numericAudit, opts, 8000)
+	loss, raw = empiricalLoss(t, numericAudit, opts, 8000)
 	t.Logf("output: privacy loss ≥ %.3f (point estimate %.3f) for ε = %v", loss, raw, eps)
 	if loss > eps {
 		t.Errorf("output: measured privacy loss %.3f exceeds ε = %v", loss, eps)
