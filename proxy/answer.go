@@ -235,11 +235,18 @@ func (r *release) noisyAggregates(plan *rewrite.Plan, g group) ([]any, []mechani
 		switch a.Kind {
 		case rewrite.AggCount, rewrite.AggCountDistinct:
 			n := noisyInt(plan, ms[0], value(0))
-			// A count below zero is impossible; clamping is post-processing.
-			out[i] = max(n, 0)
+			// A count below zero is impossible, and no more distinct
+			// values than the public domain holds; clamping is
+			// post-processing.
+			hi := int64(math.MaxInt64)
+			if a.MaxDistinct > 0 {
+				hi = a.MaxDistinct
+			}
+			out[i] = min(max(n, 0), hi)
 			if c > 0 {
 				h := intHalfWidth(plan, ms[0], c)
-				ci[i] = mechanism.Interval{Low: math.Max(float64(n)-h, 0), High: float64(n) + h}
+				high := math.Min(float64(n)+h, float64(hi))
+				ci[i] = mechanism.Interval{Low: math.Min(math.Max(float64(n)-h, 0), high), High: high}
 			}
 		case rewrite.AggVar, rewrite.AggStddev:
 			out[i], ci[i] = noisyVariance(plan, a, ms, value, c)

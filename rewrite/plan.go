@@ -90,6 +90,10 @@ type Aggregate struct {
 	// Histogram is the backend statement of an AggQuantile: one row per
 	// (group keys..., bin, count) over the bounded rows.
 	Histogram string
+	// MaxDistinct, when > 0, is the size of the public domain of a
+	// COUNT(DISTINCT x) argument: no group can have more distinct values,
+	// so the noisy count is clamped to it (post-processing).
+	MaxDistinct int64
 }
 
 // Key is one GROUP BY key: a column or an expression.
@@ -474,6 +478,7 @@ func (a *analysis) aggregate(f *parser.Func) error {
 			return unsupported("%s(DISTINCT ...)", upper)
 		}
 		agg.Kind, agg.IntValued = AggCountDistinct, true
+		agg.MaxDistinct = a.domainSize(arg)
 		return a.register(f, agg, "count(distinct "+agg.Key+")")
 	}
 	if agg.Kind == AggCount {
@@ -676,6 +681,23 @@ func (a *analysis) isUnit(e parser.Expr) bool {
 		return false
 	}
 	return a.sides == nil || a.innerJoin || name == strings.ToLower(a.table.PrivacyUnit)
+}
+
+// domainSize is the number of values the policy says e can take: the
+// public values of a column, or the integers within an integer bound (a
+// bounded int column, a date part); 0 when unknown or large.
+func (a *analysis) domainSize(e parser.Expr) int64 {
+	if ref, ok := e.(*parser.ColumnRef); ok {
+		if name, err := a.column(ref); err == nil {
+			if col, _ := a.table.Column(name); col != nil && len(col.PublicValues) > 0 {
+				return int64(len(col.PublicValues))
+			}
+		}
+	}
+	if b, err := a.bound(e); err == nil && b.isInt && b.hi-b.lo < maxDerivedDomain {
+		return int64(b.hi-b.lo) + 1
+	}
+	return 0
 }
 
 // hasColumn reports whether an unqualified name is a column of the source

@@ -145,3 +145,15 @@ func TestPerUnitDerivedTableRefusals(t *testing.T) {
 		}
 	}
 }
+
+func TestDistinctCountsAreBoundedByThePublicDomain(t *testing.T) {
+	p, err := analyze(t, "SELECT COUNT(DISTINCT sex), COUNT(DISTINCT age), COUNT(DISTINCT income), COUNT(DISTINCT FLOOR(age / 10)) FROM pums", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{2, 101, 0, 11} {
+		if got := p.Aggs[i].MaxDistinct; got != want {
+			t.Errorf("aggregate %d: MaxDistinct %d, want %d", i, got, want)
+		}
+	}
+}
