@@ -117,6 +117,10 @@ func featureOf(t *policy.Table, name string) (train.Feature, error) {
 			cats[i] = eval.ToString(v)
 		}
 		return train.Feature{Name: name, Categories: cats}, nil
+	case col != nil && col.Type == policy.TypeDate:
+		// Date bounds are days, the backend's values dates: a date is
+		// not a number a model can weigh.
+		return train.Feature{}, Errorf(CodeUnsupported, "unsupported SQL: date column %s of %s as a feature (list its public values to one-hot encode it)", name, t.Name)
 	case col.Bounded():
 		return train.Feature{Name: name, Numeric: true, Lower: *col.Lower, Upper: *col.Upper}, nil
 	}
