@@ -45,8 +45,11 @@ func datePart(f *parser.Func) (unit string, arg parser.Expr, ok bool) {
 			return "", nil, false
 		}
 		lit, isLit := f.Args[0].(*parser.Literal)
+		if !isLit {
+			return "", nil, false
+		}
 		s, isString := lit.Value.(string)
-		if !isLit || !isString {
+		if !isString {
 			return "", nil, false
 		}
 		switch u := strings.ToLower(s); u {

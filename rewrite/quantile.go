@@ -35,13 +35,15 @@ func (a *analysis) quantile(f *parser.Func, upper string) error {
 		}
 		lit, ok := f.Args[0].(*parser.Literal)
 		var p float64
-		switch v := lit.Value.(type) {
-		case float64:
-			p = v
-		case int64:
-			p = float64(v)
-		default:
-			ok = false
+		if ok {
+			switch v := lit.Value.(type) {
+			case float64:
+				p = v
+			case int64:
+				p = float64(v)
+			default:
+				ok = false
+			}
 		}
 		if !ok || p < 0 || p > 1 {
 			return unsupported("PERCENTILE_CONT needs a constant fraction between 0 and 1")
