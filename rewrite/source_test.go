@@ -121,6 +121,18 @@ func TestPerUnitDerivedTable(t *testing.T) {
 	}
 }
 
+// An analyst who knows better than the derived bound tightens it with
+// LEAST/GREATEST: interval arithmetic carries it, and the noise shrinks.
+func TestPerUnitBoundTightened(t *testing.T) {
+	p, err := analyze(t, "SELECT AVG(LEAST(total, 100000)) FROM (SELECT pid, SUM(income) AS total FROM pums GROUP BY pid) t", parser.MySQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := p.Aggs[0]; a.Lower != 0 || a.Upper != 100000 {
+		t.Errorf("bounds [%v, %v], want [0, 100000]", a.Lower, a.Upper)
+	}
+}
+
 func TestPerUnitDerivedTableRefusals(t *testing.T) {
 	cases := map[string]string{
 		"SELECT AVG(s) FROM (SELECT sex, SUM(income) AS s FROM pums GROUP BY sex) t":                     "privacy unit is lost",
