@@ -24,12 +24,17 @@ func (s *Session) inlinePublicJoin(ctx context.Context, sel *parser.Select) (*pa
 	if !ok {
 		return sel, nil
 	}
+	pol := s.engine.policy
 	lt, lok := j.Left.(*parser.TableName)
 	rt, rok := j.Right.(*parser.TableName)
 	if !lok || !rok {
-		return nil, Errorf(CodeUnsupported, "unsupported SQL: joins of more than two tables or of derived tables over private tables")
+		for _, tn := range baseTables(j) {
+			if t, _ := pol.Table(tn.Name); t != nil && t.Public {
+				return nil, Errorf(CodeUnsupported, "unsupported SQL: a join of more than two tables with public table %s (a private table joins a public one two tables at a time)", t.Name)
+			}
+		}
+		return sel, nil // private tables only: the analysis checks the join
 	}
-	pol := s.engine.policy
 	l, _ := pol.Table(lt.Name)
 	r, _ := pol.Table(rt.Name)
 	if l == nil || r == nil {

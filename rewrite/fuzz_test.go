@@ -17,6 +17,7 @@ func FuzzAnalyze(f *testing.F) {
 	for _, sql := range []string{
 		"SELECT sex, COUNT(*), AVG(age), MEDIAN(income) FROM pums WHERE age > ? GROUP BY sex HAVING COUNT(*) > 3 ORDER BY 2 LIMIT 5",
 		"SELECT q.region, SUM(p.income) FROM pums p LEFT JOIN persons q ON p.pid = q.person_id AND p.age > 3 GROUP BY q.region",
+		"SELECT COUNT(*) FROM pums p JOIN persons q ON p.pid = q.person_id LEFT JOIN pums r USING (pid) WHERE r.age > 1",
 		"SELECT AVG(t), MAX(n) FROM (SELECT pid, SUM(income) AS t, COUNT(*) AS n FROM pums GROUP BY pid HAVING COUNT(*) > 1) d",
 		"WITH v AS (SELECT age * 2 AS a FROM adult WHERE sex = 'Male') SELECT COUNT(DISTINCT a) FROM v",
 		"SELECT YEAR(admitted), AVG(discharged - admitted) FROM visits GROUP BY 1",

@@ -12,138 +12,218 @@ type side struct {
 	alias   string // the table's alias, else its name, in lower case
 	table   *policy.Table
 	columns map[string]bool // the backend's columns of the table
+	// How the table joins the ones before it (empty for the first).
+	kind    string // the parser's join kind: inner, left, right, ...
+	keyword string // its SQL: JOIN, LEFT JOIN or RIGHT JOIN
+	on      parser.Expr
+	using   []string
 }
 
-// joinAnalysis is the analysis of a query over a join of two private tables
-// on their privacy unit columns: FROM persons p JOIN visits v ON p.pid =
-// v.pid. The policy must say that both units identify the same people (the
-// same table, or the same unit_name). Then every row of the join is made of
-// rows of one person, and removing a person removes exactly that person's
-// join rows and changes no one else's: the join is a table whose privacy
-// unit is the person, and the usual contribution bounding applies to its
-// rows. A person with at most m₁ rows in one table and m₂ in the other has
-// at most m₁·m₂ join rows, so the join's row bound is m₁·m₂ (the backend SQL
-// enforces it whatever the data hold); its group bound is the larger of the
-// two. Other conditions in ON (AND-ed with the unit equality) only filter a
-// person's join rows.
+// unitName is the resolved name of the side's privacy unit column.
+func (s side) unitName() string { return s.alias + "." + strings.ToLower(s.table.PrivacyUnit) }
+
+// joinAnalysis is the analysis of a query over a join of private tables on
+// their privacy unit columns: FROM persons p JOIN visits v ON p.pid = v.pid
+// [JOIN ...]. The policy must say that every unit identifies the same
+// people (the same table, or the same unit_name), and each table after the
+// first must join on its unit equal to the unit of a table before it. Then
+// every row of the join is made of rows of one person, and removing a person
+// removes exactly that person's join rows and changes no one else's: the
+// join is a table whose privacy unit is the person, and the usual
+// contribution bounding applies to its rows. A person with at most mᵢ rows
+// in table i has at most Π mᵢ join rows, so that is the join's row bound
+// (the backend SQL enforces it whatever the data hold); its group bound is
+// the largest of the tables'. Other conditions in ON (AND-ed with the unit
+// equality) only filter a person's join rows.
 func joinAnalysis(in Input, j *parser.Join) (*analysis, error) {
-	var sides []side
-	for _, te := range []parser.TableExpr{j.Left, j.Right} {
-		tn, ok := te.(*parser.TableName)
-		if !ok {
-			return nil, unsupported("joins of more than two tables, or of derived tables (join two private tables on their privacy unit)")
-		}
-		table, ok := in.Policy.Table(tn.Name)
-		if !ok {
-			return nil, &UnknownTableError{Table: tn.Name}
-		}
-		if table.Public {
-			return nil, unsupported("this join with public table %s (a private table joins a public one on the public table's unique key, two tables at a time)", table.Name)
-		}
-		cols, ok := in.Schema.Columns(table.Name)
-		if !ok {
-			return nil, &UnknownTableError{Table: tn.Name}
-		}
-		s := side{alias: strings.ToLower(tn.Alias), table: table, columns: map[string]bool{}}
-		if s.alias == "" {
-			s.alias = strings.ToLower(table.Name)
-		}
-		for _, c := range cols {
-			s.columns[strings.ToLower(c)] = true
-		}
-		sides = append(sides, s)
+	sides, err := joinSides(in, j)
+	if err != nil {
+		return nil, err
 	}
-	l, r := sides[0], sides[1]
-	if l.alias == r.alias {
-		return nil, unsupported("a join of %s with itself needs a different alias for each side", l.table.Name)
-	}
+	first := sides[0]
+	seen := map[string]bool{}
 	for _, s := range sides {
+		if seen[s.alias] {
+			return nil, unsupported("a join that reads %s twice needs a different alias for each", s.table.Name)
+		}
+		seen[s.alias] = true
 		if s.table.UnitIsRow() {
 			return nil, refuse("%s has one person per row and no column that identifies them, so it cannot be joined with another private table: two private tables join only on privacy unit columns that identify the same people", s.table.Name)
 		}
+		if !first.table.SameUnit(s.table) {
+			return nil, refuse("the privacy units %s.%s and %s.%s are not declared to identify the same people: give both tables the same unit_name in the policy to join them on their privacy units",
+				first.table.Name, first.table.PrivacyUnit, s.table.Name, s.table.PrivacyUnit)
+		}
 	}
-	if !l.table.SameUnit(r.table) {
-		return nil, refuse("the privacy units %s.%s and %s.%s are not declared to identify the same people: give both tables the same unit_name in the policy to join them on their privacy units",
-			l.table.Name, l.table.PrivacyUnit, r.table.Name, r.table.PrivacyUnit)
-	}
-	var keyword string
-	preserved := l
-	switch j.Kind {
-	case "inner":
-		keyword = "JOIN"
-	case "left":
-		keyword = "LEFT JOIN"
-	case "right":
-		keyword, preserved = "RIGHT JOIN", r
-	default:
-		return nil, unsupported("%s JOIN of private tables (use JOIN, LEFT JOIN or RIGHT JOIN on the privacy unit)", strings.ToUpper(j.Kind))
+	// The person's id is the unit of the table the join keeps whole: the
+	// first, or the second of a RIGHT JOIN.
+	preserved, inner := first, true
+	for i := range sides[1:] {
+		s := &sides[i+1]
+		switch s.kind {
+		case "inner":
+			s.keyword = "JOIN"
+		case "left":
+			s.keyword = "LEFT JOIN"
+		case "right":
+			s.keyword = "RIGHT JOIN"
+		default:
+			return nil, unsupported("%s JOIN of private tables (use JOIN, LEFT JOIN or RIGHT JOIN on the privacy unit)", strings.ToUpper(s.kind))
+		}
+		switch s.keyword {
+		case "RIGHT JOIN":
+			if len(sides) > 2 {
+				return nil, unsupported("RIGHT JOIN in a join of more than two private tables (write it as a LEFT JOIN)")
+			}
+			preserved = *s
+			inner = false
+		case "LEFT JOIN":
+			inner = false
+		}
 	}
 	t := &policy.Table{
-		Name:             l.table.Name + " JOIN " + r.table.Name,
-		PrivacyUnit:      preserved.alias + "." + strings.ToLower(preserved.table.PrivacyUnit),
-		MaxRowsPerUnit:   l.table.MaxRowsPerUnit * r.table.MaxRowsPerUnit,
-		MaxGroupsPerUnit: max(l.table.MaxGroupsPerUnit, r.table.MaxGroupsPerUnit),
-		UnitName:         l.table.UnitName,
+		Name:             joinName(sides),
+		PrivacyUnit:      preserved.unitName(),
+		MaxRowsPerUnit:   1,
+		MaxGroupsPerUnit: 1,
+		UnitName:         first.table.UnitName,
 		Columns:          map[string]*policy.Column{},
 	}
 	for _, s := range sides {
+		t.MaxRowsPerUnit *= s.table.MaxRowsPerUnit
+		t.MaxGroupsPerUnit = max(t.MaxGroupsPerUnit, s.table.MaxGroupsPerUnit)
 		for name, c := range s.table.Columns {
 			t.Columns[s.alias+"."+name] = c
 		}
 	}
 	a := blankAnalysis(in, t)
 	a.sides = sides
-	a.innerJoin = j.Kind == "inner"
-	if err := a.checkJoinCondition(j); err != nil {
-		return nil, err
+	a.innerJoin = inner
+	for i := 1; i < len(sides); i++ {
+		if err := a.checkJoinCondition(i); err != nil {
+			return nil, err
+		}
 	}
 	a.from = func(rd *renderer) (string, error) {
-		from := rd.ident(l.table.Name) + " AS " + rd.ident(l.alias) + " " + keyword + " " + rd.ident(r.table.Name) + " AS " + rd.ident(r.alias)
-		if len(j.Using) > 0 {
-			cols := make([]string, len(j.Using))
-			for i, c := range j.Using {
-				cols[i] = rd.ident(strings.ToLower(c))
+		from := rd.ident(first.table.Name) + " AS " + rd.ident(first.alias)
+		for _, s := range sides[1:] {
+			from += " " + s.keyword + " " + rd.ident(s.table.Name) + " AS " + rd.ident(s.alias)
+			if len(s.using) > 0 {
+				cols := make([]string, len(s.using))
+				for i, c := range s.using {
+					cols[i] = rd.ident(strings.ToLower(c))
+				}
+				from += " USING (" + strings.Join(cols, ", ") + ")"
+				continue
 			}
-			return from + " USING (" + strings.Join(cols, ", ") + ")", nil
+			on, err := rd.expr(s.on)
+			if err != nil {
+				return "", err
+			}
+			from += " ON " + on
 		}
-		on, err := rd.expr(j.On)
-		if err != nil {
-			return "", err
-		}
-		return from + " ON " + on, nil
+		return from, nil
 	}
 	return a, nil
 }
 
-// checkJoinCondition requires the unit equality: ON l.unit = r.unit (alone
-// or AND-ed with row-level conditions), or USING with the unit column when
-// both tables name it alike.
-func (a *analysis) checkJoinCondition(j *parser.Join) error {
-	l, r := a.sides[0], a.sides[1]
-	lu, ru := strings.ToLower(l.table.PrivacyUnit), strings.ToLower(r.table.PrivacyUnit)
-	want := "two private tables join only on their privacy units: ON " + l.alias + "." + lu + " = " + r.alias + "." + ru
-	if len(j.Using) > 0 {
-		if lu != ru {
-			return refuse("%s", want)
+// joinSides flattens a left-deep join (((a JOIN b) JOIN c) ...) into its
+// tables, each with how it joins those before it.
+func joinSides(in Input, te parser.TableExpr) ([]side, error) {
+	var sides []side
+	var next parser.TableExpr = te
+	var tail []side // collected right to left
+	for {
+		j, ok := next.(*parser.Join)
+		if !ok {
+			break
 		}
-		for _, c := range j.Using {
+		s, err := joinSide(in, j.Right)
+		if err != nil {
+			return nil, err
+		}
+		s.kind, s.on, s.using = j.Kind, j.On, j.Using
+		tail = append(tail, s)
+		next = j.Left
+	}
+	s, err := joinSide(in, next)
+	if err != nil {
+		return nil, err
+	}
+	sides = append(sides, s)
+	for i := len(tail) - 1; i >= 0; i-- {
+		sides = append(sides, tail[i])
+	}
+	return sides, nil
+}
+
+// joinSide resolves one table of a join.
+func joinSide(in Input, te parser.TableExpr) (side, error) {
+	tn, ok := te.(*parser.TableName)
+	if !ok {
+		return side{}, unsupported("joins of derived tables or nested joins (join private tables on their privacy unit, one after the other)")
+	}
+	table, ok := in.Policy.Table(tn.Name)
+	if !ok {
+		return side{}, &UnknownTableError{Table: tn.Name}
+	}
+	if table.Public {
+		return side{}, unsupported("this join with public table %s (a private table joins a public one on the public table's unique key, two tables at a time)", table.Name)
+	}
+	cols, ok := in.Schema.Columns(table.Name)
+	if !ok {
+		return side{}, &UnknownTableError{Table: tn.Name}
+	}
+	s := side{alias: strings.ToLower(tn.Alias), table: table, columns: map[string]bool{}}
+	if s.alias == "" {
+		s.alias = strings.ToLower(table.Name)
+	}
+	for _, c := range cols {
+		s.columns[strings.ToLower(c)] = true
+	}
+	return s, nil
+}
+
+func joinName(sides []side) string {
+	names := make([]string, len(sides))
+	for i, s := range sides {
+		names[i] = s.table.Name
+	}
+	return strings.Join(names, " JOIN ")
+}
+
+// checkJoinCondition requires that table i joins on its unit equal to the
+// unit of a table before it: ON earlier.unit = this.unit (alone or AND-ed
+// with row-level conditions), or USING with the unit column when the tables
+// name it alike.
+func (a *analysis) checkJoinCondition(i int) error {
+	s := a.sides[i]
+	want := "private tables join only on their privacy units: ON " + a.sides[0].unitName() + " = " + s.unitName()
+	if len(s.using) > 0 {
+		unit := strings.ToLower(s.table.PrivacyUnit)
+		for _, c := range s.using {
 			name := strings.ToLower(c)
-			if !l.columns[name] || !r.columns[name] {
-				return &UnknownColumnError{Column: c, Table: a.table.Name}
+			if !s.columns[name] {
+				return &UnknownColumnError{Column: c, Table: s.table.Name}
 			}
-			if name == lu {
-				return nil
+			if name != unit {
+				continue
+			}
+			for _, earlier := range a.sides[:i] {
+				if strings.ToLower(earlier.table.PrivacyUnit) == unit {
+					return nil
+				}
 			}
 		}
 		return refuse("%s", want)
 	}
-	if j.On == nil {
+	if s.on == nil {
 		return refuse("%s", want)
 	}
-	if err := a.rowLevel(j.On, "ON"); err != nil {
+	if err := a.rowLevel(s.on, "ON"); err != nil {
 		return err
 	}
-	for _, c := range conjuncts(j.On) {
+	for _, c := range conjuncts(s.on) {
 		eq, ok := c.(*parser.Binary)
 		if !ok || eq.Op != parser.OpEQ {
 			continue
@@ -155,9 +235,16 @@ func (a *analysis) checkJoinCondition(j *parser.Join) error {
 		}
 		xn, _ := a.column(x)
 		yn, _ := a.column(y)
-		lName, rName := l.alias+"."+lu, r.alias+"."+ru
-		if (xn == lName && yn == rName) || (xn == rName && yn == lName) {
-			return nil
+		if xn == s.unitName() {
+			xn, yn = yn, xn
+		}
+		if yn != s.unitName() {
+			continue
+		}
+		for _, earlier := range a.sides[:i] {
+			if xn == earlier.unitName() {
+				return nil
+			}
 		}
 	}
 	return refuse("%s", want)
@@ -172,7 +259,7 @@ func conjuncts(e parser.Expr) []parser.Expr {
 }
 
 // joinColumn resolves a column of a join: qualified by a table's alias, or
-// unqualified when one table has it. The privacy unit column, equal on both
+// unqualified when one table has it. The privacy unit column, equal on all
 // sides of every join row, resolves to the side the join keeps.
 func (a *analysis) joinColumn(ref *parser.ColumnRef) (string, error) {
 	name := strings.ToLower(ref.Name)
@@ -190,9 +277,11 @@ func (a *analysis) joinColumn(ref *parser.ColumnRef) (string, error) {
 		return "", &UnknownColumnError{Column: ref.Table + "." + ref.Name, Table: a.table.Name}
 	}
 	var found []string
+	allUnits := true
 	for _, s := range a.sides {
 		if s.columns[name] {
 			found = append(found, s.alias+"."+name)
+			allUnits = allUnits && a.isUnitName(s.alias+"."+name)
 		}
 	}
 	switch {
@@ -200,8 +289,8 @@ func (a *analysis) joinColumn(ref *parser.ColumnRef) (string, error) {
 		return "", &UnknownColumnError{Column: ref.Name, Table: a.table.Name}
 	case len(found) == 1:
 		return found[0], nil
-	case a.isUnitName(found[0]) && a.isUnitName(found[1]):
+	case allUnits:
 		return strings.ToLower(a.table.PrivacyUnit), nil
 	}
-	return "", unsupported("column %s is in both tables of the join: qualify it (%s or %s)", ref.Name, found[0], found[1])
+	return "", unsupported("column %s is in several tables of the join: qualify it (%s)", ref.Name, strings.Join(found, " or "))
 }

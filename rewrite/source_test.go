@@ -56,6 +56,29 @@ func TestSelfJoinAndUsing(t *testing.T) {
 	}
 }
 
+func TestJoinOfThreeTables(t *testing.T) {
+	p, err := analyze(t, "SELECT q.region, COUNT(*) FROM pums p JOIN persons q ON p.pid = q.person_id LEFT JOIN pums r ON r.pid = q.person_id AND r.age > 3 GROUP BY q.region", parser.PostgreSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Contribution; c.MaxRows != 4 || c.MaxGroups != 3 {
+		t.Errorf("contribution %+v, want 2·1·2 rows and 3 groups", c)
+	}
+	if !strings.Contains(p.SQL, `"pums" AS "p" JOIN "persons" AS "q" ON ("p"."pid" = "q"."person_id") LEFT JOIN "pums" AS "r" ON (("r"."pid" = "q"."person_id") AND ("r"."age" > 3))`) {
+		t.Errorf("SQL:\n%s", p.SQL)
+	}
+	for sql, want := range map[string]string{
+		// The third table must join on its unit.
+		"SELECT COUNT(*) FROM pums p JOIN persons q ON p.pid = q.person_id JOIN pums r ON r.age = p.age":       "join only on their privacy units",
+		"SELECT COUNT(*) FROM pums p JOIN persons q ON p.pid = q.person_id RIGHT JOIN pums r ON r.pid = p.pid": "RIGHT JOIN",
+		"SELECT COUNT(*) FROM pums p JOIN persons q ON p.pid = q.person_id JOIN accounts c ON c.pid = p.pid":   "same unit_name",
+	} {
+		if _, err := analyze(t, sql, parser.MySQL); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error mentioning %q", sql, err, want)
+		}
+	}
+}
+
 func TestOuterJoinCountsMatchedPersons(t *testing.T) {
 	// In a LEFT JOIN the right table's unit is NULL for persons without a
 	// match: COUNT(DISTINCT q.person_id) counts values, not every person.
@@ -79,9 +102,9 @@ func TestJoinRefusals(t *testing.T) {
 		"SELECT COUNT(*) FROM pums p JOIN adult a ON p.pid = a.age":                                 "cannot be joined",
 		"SELECT COUNT(*) FROM pums p CROSS JOIN persons q":                                          "CROSS JOIN",
 		"SELECT COUNT(*) FROM pums JOIN pums ON pums.pid = pums.pid":                                "alias",
-		"SELECT age, COUNT(*) FROM pums p JOIN pums q ON p.pid = q.pid GROUP BY age":                "in both tables",
+		"SELECT age, COUNT(*) FROM pums p JOIN pums q ON p.pid = q.pid GROUP BY age":                "in several tables",
 		"SELECT q.person_id, COUNT(*) FROM pums p JOIN persons q ON p.pid = q.person_id GROUP BY 1": "privacy unit",
-		"SELECT COUNT(*) FROM pums p JOIN persons q USING (pid)":                                    "join only on their privacy units",
+		"SELECT COUNT(*) FROM pums p JOIN persons q USING (pid)":                                    "unknown column 'pid'",
 	}
 	for sql, want := range cases {
 		_, err := analyze(t, sql, parser.MySQL)
