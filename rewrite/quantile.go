@@ -131,15 +131,3 @@ func (a *analysis) quantileHistograms(r *renderer, table, where string, keys []s
 	}
 	return nil
 }
-
-func aggregateName(a *Aggregate) string {
-	switch a.P {
-	case 0:
-		return "min"
-	case 1:
-		return "max"
-	case 0.5:
-		return "median"
-	}
-	return "percentile_cont"
-}
