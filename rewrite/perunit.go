@@ -3,6 +3,7 @@ package rewrite
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -134,16 +135,13 @@ type perUnit struct {
 // arg registers a row-level argument (its SQL projected as dp_a<i> of the
 // bounded rows) and returns its column name there.
 func (p *perUnit) arg(key, sql string) string {
-	if _, ok := p.argSQL[key]; !ok {
+	i := slices.Index(p.args, key)
+	if i < 0 {
+		i = len(p.args)
 		p.args = append(p.args, key)
 		p.argSQL[key] = sql
 	}
-	for i, k := range p.args {
-		if k == key {
-			return "dp_a" + strconv.Itoa(i)
-		}
-	}
-	return ""
+	return argAlias(i) // the name unitRows gives it
 }
 
 // output checks one select-list item of the derived table and returns its

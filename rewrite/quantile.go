@@ -114,11 +114,7 @@ func (a *analysis) quantileHistograms(r *renderer, table, where string, keys []s
 		if len(keys) > 0 {
 			rows, alias := a.sampledGroupRows(r, table, where, keys, []string{agg.Key}, map[string]string{agg.Key: arg})
 			binX := "FLOOR((" + r.clamp(alias[agg.Key], agg.Lower, agg.Upper) + " - " + number(agg.Lower) + ") / " + number(width) + ")"
-			kAlias := make([]string, len(keys))
-			for i := range keys {
-				kAlias[i] = "dp_k" + strconv.Itoa(i)
-			}
-			agg.Histogram = "SELECT " + strings.Join(append(kAlias, binX, "COUNT(*)"), ", ") + " FROM (" + rows + ") dp_sampled WHERE " +
+			agg.Histogram = "SELECT " + strings.Join(append(keyAliases(len(keys)), binX, "COUNT(*)"), ", ") + " FROM (" + rows + ") dp_sampled WHERE " +
 				alias[agg.Key] + " IS NOT NULL GROUP BY " + ordinals(len(keys)+1)
 			continue
 		}

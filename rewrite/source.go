@@ -92,7 +92,7 @@ func (a *analysis) isUnitName(name string) bool {
 	}
 	if a.sides != nil {
 		for _, s := range a.sides {
-			if name == s.alias+"."+strings.ToLower(s.table.PrivacyUnit) {
+			if name == s.unitName() {
 				return true
 			}
 		}

@@ -190,11 +190,11 @@ func (a *analysis) unitRows(r *renderer, table, where string, keys, args []strin
 	unit := a.unitSQL(r)
 	inner := []string{unit + " AS dp_unit"}
 	for i, k := range keys {
-		inner = append(inner, k+" AS dp_k"+strconv.Itoa(i))
+		inner = append(inner, k+" AS "+keyAlias(i))
 	}
 	alias := map[string]string{}
 	for i, key := range args {
-		alias[key] = "dp_a" + strconv.Itoa(i)
+		alias[key] = argAlias(i)
 		inner = append(inner, argSQL[key]+" AS "+alias[key])
 	}
 	partition := append([]string{unit}, keys...)
@@ -218,10 +218,7 @@ func (a *analysis) unitRows(r *renderer, table, where string, keys, args []strin
 // arguments (alias) and nothing else the caller needs.
 func (a *analysis) sampledGroupRows(r *renderer, table, where string, keys, args []string, argSQL map[string]string) (string, map[string]string) {
 	rows, alias := a.unitRows(r, table, where, keys, args, argSQL)
-	kAlias := make([]string, len(keys))
-	for i := range keys {
-		kAlias[i] = "dp_k" + strconv.Itoa(i)
-	}
+	kAlias := keyAliases(len(keys))
 	drawn := "SELECT dp_rows.*, MAX(CASE WHEN dp_row_rank = 1 THEN dp_group_draw END) OVER (PARTITION BY dp_unit, " +
 		strings.Join(kAlias, ", ") + ") AS dp_group_order FROM (" + rows + ") dp_rows"
 	ranked := "SELECT dp_drawn.*, DENSE_RANK() OVER (PARTITION BY dp_unit ORDER BY dp_group_order, " +
@@ -235,10 +232,7 @@ func (a *analysis) sampledGroupRows(r *renderer, table, where string, keys, args
 // rows, so counts stay integers.
 func (a *analysis) sampledGroupSQL(r *renderer, table, where string, keys, args []string, argSQL map[string]string) string {
 	rows, alias := a.sampledGroupRows(r, table, where, keys, args, argSQL)
-	var cols []string
-	for i := range keys {
-		cols = append(cols, "dp_k"+strconv.Itoa(i))
-	}
+	cols := keyAliases(len(keys))
 	a.plan.UnitsColumn = a.placeQuantities(len(keys), func(agg *Aggregate, q *Quantity) {
 		cols = append(cols, r.quantitySQL(agg, *q, alias[agg.Key], "dp_unit"))
 	})
@@ -314,10 +308,9 @@ func (a *analysis) oneGroupSQL(r *renderer, table, where string, args []string, 
 // random (ROW_NUMBER over a random order), then summed per group.
 func (a *analysis) columnUnitSQL(r *renderer, table, where string, keys, args []string, argSQL map[string]string) string {
 	unit := a.unitSQL(r)
-	kAlias := make([]string, len(keys))
+	kAlias := keyAliases(len(keys))
 	middle := []string{unit + " AS dp_unit"}
 	for i, k := range keys {
-		kAlias[i] = "dp_k" + strconv.Itoa(i)
 		middle = append(middle, k+" AS "+kAlias[i])
 	}
 	outer := append([]string{}, kAlias...)
@@ -332,6 +325,21 @@ func (a *analysis) columnUnitSQL(r *renderer, table, where string, keys, args []
 	return "SELECT " + strings.Join(outer, ", ") + " FROM (" + groups + ") dp_groups" +
 		" WHERE dp_group_rank <= " + strconv.Itoa(a.plan.Contribution.MaxGroups) +
 		" GROUP BY " + strings.Join(kAlias, ", ")
+}
+
+// keyAlias is the name of the i-th group key in the inner rows of a
+// unit-column plan; keyAliases the first n of them.
+func keyAlias(i int) string { return "dp_k" + strconv.Itoa(i) }
+
+// argAlias is the name of the i-th aggregate argument in unitRows.
+func argAlias(i int) string { return "dp_a" + strconv.Itoa(i) }
+
+func keyAliases(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = keyAlias(i)
+	}
+	return out
 }
 
 // ordinals is "1, 2, ..., n": GROUP BY the first n select-list items, so a
