@@ -129,11 +129,12 @@ func featureOf(t *policy.Table, name string) (train.Feature, error) {
 }
 
 // trainOptions reads WITH (...): epsilon (default: the session's), lambda
-// (a number or 'auto'), method ('objective' | 'output'), kernel = 'rbf'
+// (a positive number or 'auto'; default: set from the row count and ε, see
+// package train), method ('objective' | 'output'), kernel = 'rbf'
 // with components and gamma, max_bytes.
 func (s *Session) trainOptions(ctx context.Context, o map[string]any) (train.Options, int64, error) {
 	eps, _, _ := s.budget()
-	opts := train.Options{Epsilon: eps, Lambda: 1e-3, Method: train.MethodObjective}
+	opts := train.Options{Epsilon: eps, Method: train.MethodObjective}
 	maxBytes := int64(defaultMaxTrainingBytes)
 	num := func(k string, v any) (float64, error) {
 		f, ok := v.(float64)
@@ -150,9 +151,9 @@ func (s *Session) trainOptions(ctx context.Context, o map[string]any) (train.Opt
 			opts.Epsilon, err = num(k, v)
 		case "lambda":
 			if str, ok := v.(string); ok && str == "auto" {
-				opts.AutoLambda, opts.Lambdas = true, train.DefaultLambdas
-			} else {
-				opts.Lambda, err = num(k, v)
+				opts.AutoLambda = true
+			} else if opts.Lambda, err = num(k, v); err == nil && !(opts.Lambda > 0) {
+				err = Errorf(CodeBadValue, "lambda must be positive or 'auto', got %v", v)
 			}
 		case "method":
 			m, _ := v.(string)

@@ -13,13 +13,6 @@ const (
 	MethodOutput    = "output"    // Chaudhuri et al. 2011, Algorithm 1
 )
 
-// DefaultLambdas are the candidates of AutoLambda when Options.Lambdas is
-// empty: a decade apart, as in Chaudhuri et al. (2011), Section 7, up to 10
-// so that at small N·ε the choice can shrink the weights onto the released
-// base rate (on 1,000 Adult rows at ε = 0.01 only λ = 10 keeps the noise
-// below the offset).
-var DefaultLambdas = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10}
-
 // Options configures Fit.
 type Options struct {
 	// Epsilon is the privacy parameter of the whole fit, count and tuning
@@ -29,10 +22,12 @@ type Options struct {
 	// Delta is accepted for symmetry with other releases; both methods are
 	// pure ε-DP, so the model spends and reports δ = 0.
 	Delta float64
-	// Lambda is the L2 regulariser λ per row (> 0), unless AutoLambda.
+	// Lambda is the L2 regulariser λ per row (> 0); 0 sets it from N and ε
+	// (see defaultLambda). Ignored with AutoLambda.
 	Lambda float64
 	// AutoLambda chooses λ from Lambdas privately (Chaudhuri et al. 2011,
-	// Algorithm 4) within the same Epsilon.
+	// Algorithm 4) within the same Epsilon. Empty Lambdas: multiples of the
+	// default λ (see autoFactors).
 	AutoLambda bool
 	Lambdas    []float64
 	// Method is MethodObjective (also when empty) or MethodOutput.
@@ -71,8 +66,10 @@ func (o Options) validate() error {
 				return err
 			}
 		}
-	} else if err := checkLambda(o.Lambda); err != nil {
-		return err
+	} else if o.Lambda != 0 {
+		if err := checkLambda(o.Lambda); err != nil {
+			return err
+		}
 	}
 	if o.PublicRows < 0 {
 		return fmt.Errorf("train: public row count must not be negative, not %d", o.PublicRows)
@@ -125,19 +122,21 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Model, error) {
 	m.Rows = int64(stats.n)
 
 	var f fitted
-	switch {
-	case opts.AutoLambda && stats.small:
-		// Too few rows for the weights, and so for the held-out counts to
-		// tell the candidates apart: the strongest regulariser, which shrinks
-		// the model onto the released base rate, on all the rows. The choice
-		// depends only on the histogram's release.
-		m.Lambda = slices.Max(candidates(opts))
-		f, err = fitOne(ctx, des, stats, m.Lambda, eps, opts)
-	case opts.AutoLambda:
+	if opts.AutoLambda && !stats.small {
 		f, m.Lambda, err = tune(ctx, des, stats, eps, opts)
-	default:
+	} else {
 		m.Lambda = opts.Lambda
-		f, err = fitOne(ctx, des, stats, opts.Lambda, eps, opts)
+		switch {
+		case opts.AutoLambda && len(opts.Lambdas) > 0:
+			// Too few rows for the weights, and so for the held-out counts
+			// to tell the candidates apart: the strongest regulariser, which
+			// shrinks the model onto the released base rate, on all the
+			// rows. The choice depends only on the histogram's release.
+			m.Lambda = slices.Max(opts.Lambdas)
+		case opts.AutoLambda || m.Lambda == 0:
+			m.Lambda = defaultLambda(des, stats, eps, opts.Method)
+		}
+		f, err = fitOne(ctx, des, stats, m.Lambda, eps, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -197,62 +196,8 @@ func fitOne(ctx context.Context, des design, stats labelStats, lambda, eps float
 	return f, nil
 }
 
-// candidates returns the λ AutoLambda chooses from.
-func candidates(opts Options) []float64 {
-	if len(opts.Lambdas) == 0 {
-		return DefaultLambdas
-	}
-	return opts.Lambdas
-}
-
 func addTo(w, v []float64) {
 	for j := range w {
 		w[j] += v[j]
 	}
-}
-
-// tune is the private parameter tuning of Chaudhuri et al. (2011), Section 6,
-// Algorithm 4: the rows are split at random into one part per candidate λ and
-// a held-out part; each part trains one eps-DP model, each model's mistakes on
-// the held-out part are counted, and the exponential mechanism picks one.
-// A row lies in exactly one part, so adding or removing it changes one model
-// (eps-DP, the choice being post-processing of it) or the held-out counts,
-// each by at most 1 (the exponential mechanism is eps-DP for sensitivity 1):
-// eps in total (their Theorem 18). Each part is normalised by n/(parts) as
-// the split is uniform.
-func tune(ctx context.Context, des design, stats labelStats, eps float64, opts Options) (fitted, float64, error) {
-	lambdas := slices.Clone(candidates(opts))
-	k := len(lambdas) + 1
-	parts := randomParts(des.len(), k)
-	held := subset(des, parts[k-1])
-	part := labelStats{n: max(stats.n/float64(k), 1), offset: stats.offset}
-	models := make([]fitted, len(lambdas))
-	mistakes := make([]int, len(lambdas))
-	for i, l := range lambdas {
-		f, err := fitOne(ctx, subset(des, parts[i]), part, l, eps, opts)
-		if err != nil {
-			return fitted{}, 0, fmt.Errorf("train: tuning lambda %v: %w", l, err)
-		}
-		models[i] = f
-		mistakes[i] = countMistakes(held, f.w)
-	}
-	e := eps
-	if opts.weaken > 1 {
-		e *= opts.weaken
-	}
-	i := exponentialMechanism(mistakes, e)
-	return models[i], lambdas[i], nil
-}
-
-// countMistakes returns how many rows of des w classifies wrongly (score 0
-// counts as a mistake).
-func countMistakes(des design, w []float64) int {
-	o := newObjective(des, 1, 0, nil, 0)
-	var z int
-	for i := range des.len() {
-		if o.margin(i, w) <= 0 {
-			z++
-		}
-	}
-	return z
 }

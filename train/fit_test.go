@@ -174,16 +174,72 @@ func TestAutoLambdaOnAdult(t *testing.T) {
 	}
 	acc := testAccuracy(t, m)
 	t.Logf("auto λ chose %v, accuracy %.4f, rows %d", m.Lambda, acc, m.Rows)
-	if !slices.Contains(DefaultLambdas, m.Lambda) {
-		t.Errorf("chose λ = %v, not a candidate", m.Lambda)
+	// The candidates are autoFactors times the default λ of a quarter of the
+	// rows (three candidates and the held-out part).
+	part := labelStats{n: float64(m.Rows) / 4}
+	base := defaultLambda(linearDesign{d: d}, part, 1-labelShare, MethodObjective)
+	found := false
+	for _, f := range autoFactors {
+		found = found || math.Abs(m.Lambda/(f*base)-1) < 1e-9
+	}
+	if !found {
+		t.Errorf("chose λ = %v, not one of %v × %v", m.Lambda, autoFactors, base)
 	}
 	// With ε = 1 the held-out counts differ by hundreds: the mechanism all
-	// but surely picks λ = 1e-3 or 1e-4, 81–83% on a seventh of the rows.
-	if acc < 0.79 {
-		t.Errorf("auto λ accuracy %.4f, want ≥ 0.79", acc)
+	// but surely picks the default or the weaker candidate, 82–84% on a
+	// quarter of the rows.
+	if acc < 0.81 {
+		t.Errorf("auto λ accuracy %.4f, want ≥ 0.81", acc)
 	}
 	if m.Rows < 32000 || m.Rows > 33100 {
 		t.Errorf("Rows = %d, want the DP count near 32561", m.Rows)
+	}
+}
+
+// TestDefaultLambda: λ·N·ε is the same at every scale (√v, the noise along a
+// row), larger on small data, and 1/N without privacy.
+func TestDefaultLambda(t *testing.T) {
+	d := adultData(t, 100)
+	des := linearDesign{d: d}
+	v := noiseAlongRow(des)
+	for _, c := range []struct{ n, eps float64 }{{1000, 1}, {32561, 0.1}, {5000, 3}} {
+		l := defaultLambda(des, labelStats{n: c.n}, c.eps, MethodObjective)
+		if got := l * c.n * c.eps; math.Abs(got-math.Sqrt(v)) > 1e-9 {
+			t.Errorf("N=%v ε=%v: λ·N·ε = %v, want √%v", c.n, c.eps, got, v)
+		}
+		out := defaultLambda(des, labelStats{n: c.n}, c.eps, MethodOutput)
+		if got := out * c.n * c.eps; math.Abs(got-math.Sqrt(float64(des.dim()+1))) > 1e-9 {
+			t.Errorf("output: λ·N·ε = %v, want √(dim+1)", got)
+		}
+		small := defaultLambda(des, labelStats{n: c.n, small: true}, c.eps, MethodObjective)
+		if small != smallShrink*l {
+			t.Errorf("small data: λ = %v, want %v", small, smallShrink*l)
+		}
+	}
+	if l := defaultLambda(des, labelStats{n: 200}, math.Inf(1), MethodObjective); l != 1.0/200 {
+		t.Errorf("without privacy λ = %v, want 1/N", l)
+	}
+}
+
+// TestDefaultLambdaOnAdult: with no λ given, the model on 5,000 rows at
+// ε = 1 is well above the majority class (76.4%) and diffprivlib's best of
+// three λ (79.4%); the fixed λ = 1e-3 the proxy used before scored 83.0%
+// there (bench/trainbench), the default's λ·N·ε is 5.3.
+func TestDefaultLambdaOnAdult(t *testing.T) {
+	d := adultData(t, 5000)
+	var accs []float64
+	for range 5 {
+		m, err := Fit(context.Background(), d, Options{Epsilon: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Lambda <= 0 {
+			t.Fatalf("default λ = %v", m.Lambda)
+		}
+		accs = append(accs, testAccuracy(t, m))
+	}
+	if acc := median(accs); acc < 0.81 {
+		t.Errorf("default λ: median accuracy %.4f over 5 fits, want ≥ 0.81", acc)
 	}
 }
 
@@ -311,7 +367,7 @@ func TestOptionsRefused(t *testing.T) {
 		want string
 	}{
 		{Options{Lambda: 1}, "epsilon must be positive"},
-		{Options{Epsilon: 1}, "lambda must be positive"},
+		{Options{Epsilon: 1, Lambda: -1}, "lambda must be positive"},
 		{Options{Epsilon: 1, Lambda: 1, Method: "sgd"}, "unknown method"},
 		{Options{Epsilon: 1, Lambda: 1, Delta: 1}, "delta"},
 		{Options{Epsilon: 1, AutoLambda: true, Lambdas: []float64{1, -1}}, "lambda must be positive"},

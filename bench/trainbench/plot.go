@@ -11,7 +11,7 @@ import (
 
 // drawPlot writes accuracy against ε on all rows: the private methods, the
 // non-private ceiling, the majority rate and diffprivlib's figures.
-func drawPlot(path string, res map[float64]cell, ceiling, majority float64, dpl map[float64]float64, lambda float64) error {
+func drawPlot(path string, res map[float64]cell, ceiling, majority float64, dpl map[float64]float64) error {
 	p := plot.New()
 	p.Title.Text = "UCI Adult, all training rows: test accuracy (median)"
 	p.X.Label.Text = "ε"
@@ -28,10 +28,10 @@ func drawPlot(path string, res map[float64]cell, ceiling, majority float64, dpl 
 		col   string
 		color color.Color
 	}{
-		{fmt.Sprintf("objective, λ = %g", lambda), colFixed, color.RGBA{R: 31, G: 119, B: 180, A: 255}},
+		{"objective, default λ", colDefault, color.RGBA{R: 31, G: 119, B: 180, A: 255}},
 		{"objective, λ auto (private)", colAuto, color.RGBA{R: 44, G: 160, B: 44, A: 255}},
-		{"objective, best λ of 1e-4…10", colBest, color.RGBA{R: 148, G: 103, B: 189, A: 255}},
-		{fmt.Sprintf("output, λ = %g", lambda), colOutput, color.RGBA{R: 214, G: 39, B: 40, A: 255}},
+		{"objective, best λ (sweep)", colBest, color.RGBA{R: 148, G: 103, B: 189, A: 255}},
+		{"output, default λ", colOutput, color.RGBA{R: 214, G: 39, B: 40, A: 255}},
 	}
 	for _, s := range series {
 		pts := make(plotter.XYs, len(epsilons))
