@@ -102,6 +102,30 @@ func TestTrainPrivateLogregScoresOutsideTheProxy(t *testing.T) {
 		if me := mysqlError(t, c, "SHOW MODEL "+name); !strings.Contains(me.Message, "no model") {
 			t.Errorf("after DROP: %v", me)
 		}
+		// Without lambda the model reports the λ it used: √v/(N·ε) for the
+		// ε left after the label histogram, where √v = √(dim + 1) = √6 for
+		// these three features (ℓ2 noise): about 8e-5 on 32k rows.
+		_, def := queryRows(t, c, "TRAIN PRIVATE LOGREG "+name+`_default ON (SELECT age, education_num, sex, income FROM adult)
+			LABEL income = '>50K' WITH (epsilon = 1)`)
+		if l := num(t, def[0][5]); !(l > 2e-5 && l < 5e-4) {
+			t.Errorf("default λ = %v, want about 1e-4", l)
+		}
+		_, auto := queryRows(t, c, "TRAIN PRIVATE LOGREG "+name+`_auto ON (SELECT age, education_num, sex, income FROM adult)
+			LABEL income = '>50K' WITH (epsilon = 1, lambda = 'auto')`)
+		if l := num(t, auto[0][5]); !(l > 0) {
+			t.Errorf("auto λ = %v", l)
+		}
+		mustExec(t, c, "DROP MODEL "+name+"_default")
+		mustExec(t, c, "DROP MODEL "+name+"_auto")
+		for opt, want := range map[string]string{
+			"lambda = 0": "lambda must be", "lambda = -1": "lambda must be", "lambda = 'none'": "lambda must be",
+			"epsilon = -1": "epsilon must be", "max_bytes = -5": "max_bytes must be",
+		} {
+			me := mysqlError(t, c, "TRAIN PRIVATE LOGREG bad ON (SELECT age, income FROM adult) LABEL income = '>50K' WITH ("+opt+")")
+			if !strings.Contains(me.Message, want) {
+				t.Errorf("WITH (%s): %v, want a clear refusal", opt, me)
+			}
+		}
 		// A categorical column without public values cannot be a feature.
 		if me := mysqlError(t, c, "TRAIN PRIVATE LOGREG bad ON (SELECT fnlwgt, income FROM pums) LABEL income > 0"); me.Number == 0 {
 			t.Errorf("bad training query accepted")

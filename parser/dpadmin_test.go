@@ -123,11 +123,17 @@ func TestTrainStatements(t *testing.T) {
 	if ev, ok := stmt.(*EvaluateModel); err != nil || !ok || ev.Options["epsilon"] != 0.5 {
 		t.Errorf("EVALUATE: %#v %v", stmt, err)
 	}
+	// A negative value parses, so that the option's own check can refuse it.
+	stmt, _, err = Parse("TRAIN PRIVATE LOGREG m ON (SELECT a FROM t) LABEL a WITH (lambda = -0.5)", MySQL)
+	if tr, ok := stmt.(*TrainModel); err != nil || !ok || tr.Options["lambda"] != -0.5 {
+		t.Errorf("negative option: %#v %v", stmt, err)
+	}
 	for sql, want := range map[string]string{
 		"TRAIN PRIVATE LOGREG m ON SELECT 1 LABEL x":                              "expected (",
 		"TRAIN PRIVATE LOGREG m ON (SELECT a FROM t LABEL x":                      "unbalanced",
 		"TRAIN PRIVATE LOGREG m ON (SELECT a FROM t) LABEL":                       "boolean expression",
 		"TRAIN PRIVATE LOGREG m ON (SELECT a FROM t) LABEL a WITH (x = 1, x = 2)": "twice",
+		"TRAIN PRIVATE LOGREG m ON (SELECT a FROM t) LABEL a WITH (x = -'a')":     "number after -",
 	} {
 		if _, _, err := Parse(sql, MySQL); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", sql, err, want)

@@ -163,13 +163,25 @@ func (p *dpParser) options() (map[string]any, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
+		// A leading minus is read as part of the number, so that a negative
+		// value reaches the option's own check and its message.
+		sign := 1.0
+		if p.tok.kind == dpPunct && p.tok.text == "-" {
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+			if p.tok.kind != dpNumber {
+				return nil, p.errorf("expected a number after - for %s, got %s", key, p.tok.describe())
+			}
+			sign = -1
+		}
 		switch p.tok.kind {
 		case dpNumber:
 			f, err := strconv.ParseFloat(p.tok.text, 64)
 			if err != nil {
 				return nil, p.errorf("%s: %q is not a number", key, p.tok.text)
 			}
-			opts[key] = f
+			opts[key] = sign * f
 		case dpString, dpIdent:
 			opts[key] = p.tok.text
 		default:

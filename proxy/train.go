@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dpproxy/dpproxy/eval"
@@ -150,7 +151,7 @@ func (s *Session) trainOptions(ctx context.Context, o map[string]any) (train.Opt
 		case "epsilon":
 			opts.Epsilon, err = num(k, v)
 		case "lambda":
-			if str, ok := v.(string); ok && str == "auto" {
+			if str, ok := v.(string); ok && strings.EqualFold(str, "auto") {
 				opts.AutoLambda = true
 			} else if opts.Lambda, err = num(k, v); err == nil && !(opts.Lambda > 0) {
 				err = Errorf(CodeBadValue, "lambda must be positive or 'auto', got %v", v)
@@ -182,9 +183,10 @@ func (s *Session) trainOptions(ctx context.Context, o map[string]any) (train.Opt
 			}
 		case "max_bytes":
 			var f float64
-			if f, err = num(k, v); err == nil {
-				maxBytes = int64(f)
+			if f, err = num(k, v); err == nil && !(f >= 1) {
+				err = Errorf(CodeBadValue, "max_bytes must be a positive number of bytes, got %v", v)
 			}
+			maxBytes = int64(f)
 		default:
 			return opts, 0, Errorf(CodeBadValue, "unknown option %s (epsilon, lambda, method, kernel, components, gamma, max_bytes)", k)
 		}

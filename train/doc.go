@@ -58,6 +58,14 @@
 // every row as the ℓ2 noise. Fit picks the norm from public quantities
 // (2K² < dim + 1; see objectiveNoise); random Fourier features keep ℓ2.
 //
+// # The regulariser
+//
+// Without a λ, Fit sets λ = √v/(N·ε) from public quantities (v the noise's
+// variance along a row at ε = 1): the noise then moves a row's margin by
+// about one logit at every N and ε, and on Adult that λ sits on the plateau
+// of a half-decade sweep at every N·ε measured (see defaultLambda). With
+// AutoLambda the paper's Algorithm 4 chooses among multiples of it.
+//
 // # Exact minimisation
 //
 // The paper's proofs assume the exact minimiser. Fit minimises to a gradient
