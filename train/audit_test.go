@@ -159,6 +159,13 @@ func TestPrivacyAudit(t *testing.T) {
 	if loss > eps {
 		t.Errorf("objective with the label histogram: measured privacy loss %.3f exceeds ε = %v", loss, eps)
 	}
+	// Without a λ, λ is set from the released N: the left-out row moves it
+	// too.
+	loss, raw = empiricalLoss(t, intercept, Options{Epsilon: eps}, 16000)
+	t.Logf("objective with the default λ: privacy loss ≥ %.3f (point estimate %.3f) for ε = %v", loss, raw, eps)
+	if loss > eps {
+		t.Errorf("objective with the default λ: measured privacy loss %.3f exceeds ε = %v", loss, eps)
+	}
 
 	// Output perturbation's bound 1/(Nλ) is not attained (the Hessian exceeds
 	// λ), so its audit only checks the upper side.
