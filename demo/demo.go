@@ -123,7 +123,8 @@ func PrintWelcome(out io.Writer, mysqlAddr, pgAddr, adminAddr string) {
 	host, port, _ := net.SplitHostPort(mysqlAddr)
 	pgHost, pgPort, _ := net.SplitHostPort(pgAddr)
 	fmt.Fprintf(out, `dpproxy demo is running: a differentially private proxy in front of an
-embedded SQLite database with UCI Adult (table adult) and Census PUMS (table pums).
+embedded SQLite database with UCI Adult (table adult) and Census PUMS (table pums,
+several rows per person pid, and pums_person, one row per person).
 
 Connect as the analyst (privacy budget ε=10, at most ε=2 per query):
   mariadb -h %[1]s -P %[2]s -u analyst -panalyst demo
@@ -136,6 +137,9 @@ Try:
   SELECT sex, COUNT(*), AVG(age) FROM adult GROUP BY sex;
   SELECT race, SUM(income) FROM pums WHERE age > 30 GROUP BY race;
   EXPLAIN PRIVACY SELECT education, AVG(hours_per_week) FROM adult GROUP BY education;
+  SELECT p.sex, COUNT(*) FROM pums_person p JOIN pums v ON p.pid = v.pid GROUP BY p.sex;
+  TRAIN PRIVATE LOGREG m ON (SELECT age, education_num, sex, income FROM adult)
+    LABEL income = '>50K' WITH (epsilon = 1);
   SET dp_epsilon = 0.5;
   SHOW PRIVACY BUDGET;
   SELECT * FROM adult;      -- refused: it would reveal rows

@@ -123,7 +123,9 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Model, error) {
 
 	var f fitted
 	if opts.AutoLambda && !stats.small {
-		f, m.Lambda, err = tune(ctx, des, stats, eps, opts)
+		var rows float64
+		f, m.Lambda, rows, err = tune(ctx, des, stats, eps, opts)
+		m.Rows = int64(rows)
 	} else {
 		m.Lambda = opts.Lambda
 		switch {

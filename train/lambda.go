@@ -80,8 +80,9 @@ func candidates(des design, n, eps float64, opts Options) []float64 {
 // (eps-DP, the choice being post-processing of it) or the held-out counts,
 // each by at most 1 (the exponential mechanism is eps-DP for sensitivity 1):
 // eps in total (their Theorem 18). Each part is normalised by n/(parts) as
-// the split is uniform, and the default candidates are scaled to that n.
-func tune(ctx context.Context, des design, stats labelStats, eps float64, opts Options) (fitted, float64, error) {
+// the split is uniform, and the default candidates are scaled to that n,
+// which tune returns with the chosen model and λ.
+func tune(ctx context.Context, des design, stats labelStats, eps float64, opts Options) (fitted, float64, float64, error) {
 	k := len(candidates(des, stats.n, eps, opts)) + 1
 	parts := randomParts(des.len(), k)
 	held := subset(des, parts[k-1])
@@ -92,7 +93,7 @@ func tune(ctx context.Context, des design, stats labelStats, eps float64, opts O
 	for i, l := range lambdas {
 		f, err := fitOne(ctx, subset(des, parts[i]), part, l, eps, opts)
 		if err != nil {
-			return fitted{}, 0, fmt.Errorf("train: tuning lambda %v: %w", l, err)
+			return fitted{}, 0, 0, fmt.Errorf("train: tuning lambda %v: %w", l, err)
 		}
 		models[i] = f
 		mistakes[i] = countMistakes(held, f.w)
@@ -102,7 +103,7 @@ func tune(ctx context.Context, des design, stats labelStats, eps float64, opts O
 		e *= opts.weaken
 	}
 	i := exponentialMechanism(mistakes, e)
-	return models[i], lambdas[i], nil
+	return models[i], lambdas[i], part.n, nil
 }
 
 // countMistakes returns how many rows of des w classifies wrongly (score 0

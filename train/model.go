@@ -32,7 +32,8 @@ type Model struct {
 	Lambda  float64 // the λ used (the one chosen, with AutoLambda)
 	Method  string
 	// Rows is N, the row count the fit was normalised by: a DP count (or
-	// Options.PublicRows), never the true number of rows.
+	// Options.PublicRows), never the true number of rows. With AutoLambda
+	// it is the chosen model's part of the rows, N/(candidates + 1).
 	Rows int64
 	RFF  *RFFParams // nil for a linear model
 }
