@@ -15,9 +15,9 @@ import (
 // side. Each candidate costs a part of the rows (Algorithm 4 trains each on
 // its own part), so few candidates that bracket the default, which already
 // scales with N, ε and the noise, buy more than the paper's decade grid. The
-// factor 8 is wider than the plateau measured on Adult (λ·N·ε within a factor
-// 3 of the optimum loses under a point), so the tuning can move off it when
-// the data want a much weaker or stronger regulariser.
+// factor 8 is wider than the plateau measured on Adult (λ·N·ε a factor 3 off
+// the optimum cost 1–3 points), so the tuning can move off it when the data
+// want a much weaker or stronger regulariser.
 var autoFactors = []float64{1.0 / 8, 1, 8}
 
 // smallShrink multiplies the default λ when smallData says the weights
