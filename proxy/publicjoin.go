@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/dpproxy/dpproxy/parser"
@@ -19,49 +20,107 @@ const maxInlinedRows = 10000
 // meets at most one public row, so the privacy unit, the contribution
 // bounds and the sensitivity are those of the private table; the public
 // columns' bounds follow from their values by interval arithmetic.
+//
+// In a longer left-deep chain (a star or snowflake schema: private tables
+// joined on their privacy unit, public dimension tables on their keys) every
+// public table joined as the right side of an INNER or LEFT join is inlined
+// the same way, the outermost first, so that its key may be a column of any
+// table before it, an earlier public table's included (that column becomes a
+// CASE itself when its table is inlined in turn). What remains is one private
+// table or a join of private tables, which the analysis checks.
 func (s *Session) inlinePublicJoin(ctx context.Context, sel *parser.Select) (*parser.Select, error) {
-	j, ok := sel.From.(*parser.Join)
-	if !ok {
-		return sel, nil
-	}
 	pol := s.engine.policy
-	lt, lok := j.Left.(*parser.TableName)
-	rt, rok := j.Right.(*parser.TableName)
-	if !lok || !rok {
-		for _, tn := range baseTables(j) {
+	for {
+		j, ok := sel.From.(*parser.Join)
+		if !ok {
+			return sel, nil
+		}
+		lt, lok := j.Left.(*parser.TableName)
+		rt, rok := j.Right.(*parser.TableName)
+		if lok && rok {
+			return s.inlineTwo(ctx, sel, j, lt, rt)
+		}
+		node, pub, pubTable, err := outermostPublic(pol, j)
+		if err != nil {
+			return nil, err
+		}
+		if node == nil {
+			for _, tn := range baseTables(j) {
+				if t, _ := pol.Table(tn.Name); t != nil && t.Public {
+					return nil, Errorf(CodeUnsupported, "unsupported SQL: public table %s in a join of more than two tables must be joined last-to-first as the right side of an INNER or LEFT JOIN, ON an earlier table's column = its unique key", t.Name)
+				}
+			}
+			return sel, nil // private tables only: the analysis checks the join
+		}
+		if sel, err = s.inline(ctx, sel, node, node.Left, pub, pubTable); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// outermostPublic walks the left spine of a join chain from the top and
+// returns the first join whose right side is a public table. Inlining it
+// moves an inner join's filter on the key to WHERE, which is the same only
+// when no join above it keeps rows of its right side alone (RIGHT, FULL):
+// then it is refused.
+func outermostPublic(pol *policy.Policy, j *parser.Join) (*parser.Join, *parser.TableName, *policy.Table, error) {
+	var above string // the first join above that is neither INNER nor LEFT
+	for {
+		if tn, ok := j.Right.(*parser.TableName); ok {
 			if t, _ := pol.Table(tn.Name); t != nil && t.Public {
-				return nil, Errorf(CodeUnsupported, "unsupported SQL: a join of more than two tables with public table %s (a private table joins a public one two tables at a time)", t.Name)
+				if above != "" {
+					return nil, nil, nil, Errorf(CodeUnsupported, "unsupported SQL: a %s JOIN after public table %s in a chain of joins", strings.ToUpper(above), t.Name)
+				}
+				return j, tn, t, nil
 			}
 		}
-		return sel, nil // private tables only: the analysis checks the join
+		if j.Kind != "inner" && j.Kind != "left" && above == "" {
+			above = j.Kind
+		}
+		left, ok := j.Left.(*parser.Join)
+		if !ok {
+			return nil, nil, nil, nil
+		}
+		j = left
 	}
+}
+
+// inlineTwo handles a join of exactly two tables.
+func (s *Session) inlineTwo(ctx context.Context, sel *parser.Select, j *parser.Join, lt, rt *parser.TableName) (*parser.Select, error) {
+	pol := s.engine.policy
 	l, _ := pol.Table(lt.Name)
 	r, _ := pol.Table(rt.Name)
 	if l == nil || r == nil {
 		return sel, nil // unknown tables are reported by the analysis
 	}
-	var priv, pub *parser.TableName
-	var pubTable *policy.Table
 	switch {
 	case !l.Public && r.Public:
-		priv, pub, pubTable = lt, rt, r
+		return s.inline(ctx, sel, j, lt, rt, r)
 	case l.Public && !r.Public && j.Kind == "inner":
-		priv, pub, pubTable = rt, lt, l
+		return s.inline(ctx, sel, j, rt, lt, l)
 	case !l.Public && !r.Public:
 		return sel, nil // a join on the privacy unit: the analysis checks it
 	default:
 		return nil, Errorf(CodeUnsupported, "unsupported SQL: a %s join that keeps public rows without private ones", strings.ToUpper(j.Kind))
 	}
+}
+
+func tableName(t *parser.TableName) string {
+	if t.Alias != "" {
+		return strings.ToLower(t.Alias)
+	}
+	return strings.ToLower(t.Name)
+}
+
+// inline replaces the join j of rest with the public table pub in sel by
+// rest alone, pub's columns by lookups on the join key.
+func (s *Session) inline(ctx context.Context, sel *parser.Select, j *parser.Join, rest parser.TableExpr, pub *parser.TableName, pubTable *policy.Table) (*parser.Select, error) {
 	if j.Kind != "inner" && j.Kind != "left" {
 		return nil, Errorf(CodeUnsupported, "unsupported SQL: %s JOIN of a private table", strings.ToUpper(j.Kind))
 	}
-	name := func(t *parser.TableName) string {
-		if t.Alias != "" {
-			return strings.ToLower(t.Alias)
-		}
-		return strings.ToLower(t.Name)
-	}
-	pubName, privName := name(pub), name(priv)
+	restTables := baseTables(rest)
+	pubName := tableName(pub)
+	privName := tableName(restTables[0])
 	eq, ok := j.On.(*parser.Binary)
 	if !ok || eq.Op != parser.OpEQ || len(j.Using) > 0 {
 		return nil, Errorf(CodeRefused, "dpproxy refused the query: a private table joins a public one only ON private.column = public.unique_key")
@@ -74,7 +133,8 @@ func (s *Session) inlinePublicJoin(ctx context.Context, sel *parser.Select) (*pa
 	if strings.EqualFold(a.Table, pubName) {
 		a, b = b, a
 	}
-	if !strings.EqualFold(b.Table, pubName) || !strings.EqualFold(a.Table, privName) {
+	inRest := slices.ContainsFunc(restTables, func(t *parser.TableName) bool { return strings.EqualFold(a.Table, tableName(t)) })
+	if !strings.EqualFold(b.Table, pubName) || !inRest {
 		return nil, Errorf(CodeRefused, "dpproxy refused the query: qualify both join columns with their tables (ON %s.col = %s.key)", privName, pubName)
 	}
 	key, _ := pubTable.Column(b.Name)
@@ -92,12 +152,7 @@ func (s *Session) inlinePublicJoin(ctx context.Context, sel *parser.Select) (*pa
 	if len(rows.Rows) > maxInlinedRows {
 		return nil, Errorf(CodeUnsupported, "unsupported SQL: joining a public table of more than %d rows", maxInlinedRows)
 	}
-	keyCol := -1
-	for i, c := range rows.Columns {
-		if strings.EqualFold(c.Name, b.Name) {
-			keyCol = i
-		}
-	}
+	keyCol := columnIndex(rows.Columns, b.Name)
 	if keyCol < 0 {
 		return nil, Errorf(CodeUnknownColumn, "Unknown column '%s.%s'", pub.Name, b.Name)
 	}
@@ -113,16 +168,21 @@ func (s *Session) inlinePublicJoin(ctx context.Context, sel *parser.Select) (*pa
 		}
 		return c
 	}
+	// inPrivate reports whether an unqualified name is a column of rest.
+	inPrivate := func(name string) bool {
+		return slices.ContainsFunc(restTables, func(t *parser.TableName) bool {
+			_, ok := s.columnOf(t.Name, name)
+			return ok
+		})
+	}
 	var substErr error
 	subst := func(e parser.Expr) parser.Expr {
 		return parser.MapExpr(e, func(n parser.Expr) (parser.Expr, bool) {
 			ref, ok := n.(*parser.ColumnRef)
 			if !ok || !strings.EqualFold(ref.Table, pubName) {
-				if ok && ref.Table == "" {
-					if _, inPriv := s.columnOf(priv.Name, ref.Name); !inPriv {
-						if i := columnIndex(rows.Columns, ref.Name); i >= 0 {
-							return column(i), true
-						}
+				if ok && ref.Table == "" && !inPrivate(ref.Name) {
+					if i := columnIndex(rows.Columns, ref.Name); i >= 0 {
+						return column(i), true
 					}
 				}
 				return nil, false
@@ -136,11 +196,11 @@ func (s *Session) inlinePublicJoin(ctx context.Context, sel *parser.Select) (*pa
 		})
 	}
 	out := *sel
-	out.From = priv
+	out.From = withoutJoin(sel.From, j, rest, subst)
 	out.Items = make([]parser.SelectItem, len(sel.Items))
 	for i, it := range sel.Items {
 		if it.Star {
-			return nil, Errorf(CodeRefused, "dpproxy refused the query: SELECT * would reveal the rows of private table %s", priv.Name)
+			return nil, Errorf(CodeRefused, "dpproxy refused the query: SELECT * would reveal the rows of private table %s", restTables[0].Name)
 		}
 		it.Expr = subst(it.Expr)
 		out.Items[i] = it
@@ -173,6 +233,23 @@ func (s *Session) inlinePublicJoin(ctx context.Context, sel *parser.Select) (*pa
 		out.OrderBy[i] = o
 	}
 	return &out, substErr
+}
+
+// withoutJoin returns from with the join target replaced by rest, copying
+// the joins above it (the statement may be cached and shared) with their ON
+// conditions passed through subst. target lies on from's left spine.
+func withoutJoin(from parser.TableExpr, target *parser.Join, rest parser.TableExpr, subst func(parser.Expr) parser.Expr) parser.TableExpr {
+	j, ok := from.(*parser.Join)
+	switch {
+	case !ok:
+		return from
+	case j == target:
+		return rest
+	}
+	cp := *j
+	cp.Left = withoutJoin(j.Left, target, rest, subst)
+	cp.On = subst(j.On)
+	return &cp
 }
 
 func columnIndex(cols []Column, name string) int {

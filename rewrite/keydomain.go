@@ -3,7 +3,6 @@ package rewrite
 import (
 	"math"
 	"sort"
-	"strings"
 
 	"github.com/dpproxy/dpproxy/eval"
 	"github.com/dpproxy/dpproxy/parser"
@@ -62,7 +61,7 @@ func (a *analysis) keyDomain(e parser.Expr) []any {
 	seen := map[string]bool{}
 	var out []any
 	for _, v := range domain {
-		got, err := eval.Eval(e, domainEnv{column: cols[0], value: v, params: a.in.Params})
+		got, err := eval.Eval(e, domainEnv{a: a, column: cols[0], value: v})
 		if err != nil {
 			return nil // an expression the proxy cannot evaluate: select partitions instead
 		}
@@ -85,15 +84,16 @@ func (a *analysis) keyDomain(e parser.Expr) []any {
 	return out
 }
 
-// domainEnv evaluates a key expression for one value of its one column.
+// domainEnv evaluates a key expression for one value of its one column
+// (named as the analysis resolves it: "p.educ" in a join).
 type domainEnv struct {
+	a      *analysis
 	column string
 	value  any
-	params []any
 }
 
 func (d domainEnv) Column(ref *parser.ColumnRef) (any, error) {
-	if strings.EqualFold(ref.Name, d.column) {
+	if name, err := d.a.column(ref); err == nil && name == d.column {
 		return d.value, nil
 	}
 	return nil, &UnknownColumnError{Column: ref.Name}
@@ -104,8 +104,8 @@ func (d domainEnv) Variable(*parser.Variable) (any, error) {
 }
 
 func (d domainEnv) Param(i int) (any, error) {
-	if i < len(d.params) {
-		return d.params[i], nil
+	if i < len(d.a.in.Params) {
+		return d.a.in.Params[i], nil
 	}
 	return nil, unsupported("parameter %d has no value", i+1)
 }
