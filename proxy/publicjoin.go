@@ -119,6 +119,9 @@ func (s *Session) inline(ctx context.Context, sel *parser.Select, j *parser.Join
 		return nil, Errorf(CodeUnsupported, "unsupported SQL: %s JOIN of a private table", strings.ToUpper(j.Kind))
 	}
 	restTables := baseTables(rest)
+	if len(restTables) == 0 {
+		return nil, Errorf(CodeUnsupported, "unsupported SQL: public table %s joined to a derived table or function that reads no table", pubTable.Name)
+	}
 	pubName := tableName(pub)
 	privName := tableName(restTables[0])
 	eq, ok := j.On.(*parser.Binary)
@@ -133,7 +136,7 @@ func (s *Session) inline(ctx context.Context, sel *parser.Select, j *parser.Join
 	if strings.EqualFold(a.Table, pubName) {
 		a, b = b, a
 	}
-	inRest := slices.ContainsFunc(restTables, func(t *parser.TableName) bool { return strings.EqualFold(a.Table, tableName(t)) })
+	inRest := slices.ContainsFunc(sourceNames(rest), func(n string) bool { return strings.EqualFold(a.Table, n) })
 	if !strings.EqualFold(b.Table, pubName) || !inRest {
 		return nil, Errorf(CodeRefused, "dpproxy refused the query: qualify both join columns with their tables (ON %s.col = %s.key)", privName, pubName)
 	}
@@ -233,6 +236,20 @@ func (s *Session) inline(ctx context.Context, sel *parser.Select, j *parser.Join
 		out.OrderBy[i] = o
 	}
 	return &out, substErr
+}
+
+// sourceNames lists the names a join's columns may be qualified with: each
+// table's alias or name, each derived table's alias.
+func sourceNames(te parser.TableExpr) []string {
+	switch t := te.(type) {
+	case *parser.TableName:
+		return []string{tableName(t)}
+	case *parser.DerivedTable:
+		return []string{strings.ToLower(t.Alias)}
+	case *parser.Join:
+		return append(sourceNames(t.Left), sourceNames(t.Right)...)
+	}
+	return nil
 }
 
 // withoutJoin returns from with the join target replaced by rest, copying
