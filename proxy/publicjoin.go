@@ -47,7 +47,7 @@ func (s *Session) inlinePublicJoin(ctx context.Context, sel *parser.Select) (*pa
 		if node == nil {
 			for _, tn := range baseTables(j) {
 				if t, _ := pol.Table(tn.Name); t != nil && t.Public {
-					return nil, Errorf(CodeUnsupported, "unsupported SQL: public table %s in a join of more than two tables must be joined last-to-first as the right side of an INNER or LEFT JOIN, ON an earlier table's column = its unique key", t.Name)
+					return nil, Errorf(CodeUnsupported, "unsupported SQL: public table %s in a join of more than two tables: join it after a private table, as the right side of an INNER or LEFT JOIN ON an earlier table's column = its unique key", t.Name)
 				}
 			}
 			return sel, nil // private tables only: the analysis checks the join
@@ -123,7 +123,7 @@ func (s *Session) inline(ctx context.Context, sel *parser.Select, j *parser.Join
 		return nil, Errorf(CodeUnsupported, "unsupported SQL: public table %s joined to a derived table or function that reads no table", pubTable.Name)
 	}
 	pubName := tableName(pub)
-	privName := tableName(restTables[0])
+	privName := sourceNames(rest)[0]
 	eq, ok := j.On.(*parser.Binary)
 	if !ok || eq.Op != parser.OpEQ || len(j.Using) > 0 {
 		return nil, Errorf(CodeRefused, "dpproxy refused the query: a private table joins a public one only ON private.column = public.unique_key")
