@@ -136,6 +136,8 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Model, error) {
 			// rows. The choice depends only on the histogram's release.
 			m.Lambda = slices.Max(opts.Lambdas)
 		case opts.AutoLambda || m.Lambda == 0:
+			// No λ given, or AutoLambda on small data with the default
+			// candidates: the default, smallShrink times larger on small data.
 			m.Lambda = defaultLambda(des, stats, eps, opts.Method)
 		}
 		f, err = fitOne(ctx, des, stats, m.Lambda, eps, opts)
