@@ -28,8 +28,24 @@ const maxInlinedRows = 10000
 // table before it, an earlier public table's included (that column becomes a
 // CASE itself when its table is inlined in turn). What remains is one private
 // table or a join of private tables, which the analysis checks.
+//
+// A derived table (or CTE) is inlined inside first, so its rows may come
+// from such joins too.
 func (s *Session) inlinePublicJoin(ctx context.Context, sel *parser.Select) (*parser.Select, error) {
 	pol := s.engine.policy
+	if dt, ok := sel.From.(*parser.DerivedTable); ok {
+		if inner, ok := dt.Select.(*parser.Select); ok {
+			in, err := s.inlinePublicJoin(ctx, inner)
+			if err != nil {
+				return nil, err
+			}
+			if in != inner {
+				out := *sel
+				out.From = &parser.DerivedTable{Select: in, Alias: dt.Alias}
+				sel = &out
+			}
+		}
+	}
 	for {
 		j, ok := sel.From.(*parser.Join)
 		if !ok {

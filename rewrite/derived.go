@@ -8,10 +8,11 @@ import (
 )
 
 // flattenDerived rewrites a query over a derived table that only filters and
-// projects one table — FROM (SELECT pid, age * 2 AS a FROM pums WHERE ...)
-// AS t — into the same query over that table: every row of the derived
-// table is one row of the base table, so the privacy unit, contribution
-// bounds and column bounds carry over unchanged. Derived tables that group
+// projects one source — FROM (SELECT pid, age * 2 AS a FROM pums WHERE ...)
+// AS t, or a join, or a derived table grouped by the privacy unit — into the
+// same query over that source: every row of the derived table is one row of
+// the source, so the privacy unit, contribution bounds and column bounds
+// carry over unchanged. Derived tables that group
 // are left for perUnitAnalysis (one row per person when they group by the
 // privacy unit); those that aggregate without grouping, deduplicate or limit
 // rows change what a row is and are refused. Parsed statements are shared, so the result is a new Select.
@@ -38,8 +39,13 @@ func flattenDerived(sel *parser.Select) (*parser.Select, error) {
 		out.From = &parser.DerivedTable{Select: inner, Alias: dt.Alias}
 		return &out, nil
 	}
-	if _, ok := inner.From.(*parser.TableName); !ok {
-		return nil, unsupported("a derived table over joins or nothing")
+	switch inner.From.(type) {
+	case *parser.TableName, *parser.Join, *parser.DerivedTable:
+		// One table, a join (whose analysis checks it), or a derived table
+		// grouped by the privacy unit (perUnitAnalysis): rows of the derived
+		// table are rows of its source either way.
+	default:
+		return nil, unsupported("a derived table over nothing or a function")
 	}
 	// The derived table's columns: alias (or column name) → expression.
 	cols := map[string]parser.Expr{}

@@ -168,7 +168,7 @@ func joinSide(in Input, te parser.TableExpr) (side, error) {
 		return side{}, &UnknownTableError{Table: tn.Name}
 	}
 	if table.Public {
-		return side{}, unsupported("this join with public table %s (a private table joins a public one on the public table's unique key, two tables at a time)", table.Name)
+		return side{}, unsupported("this join with public table %s (a public table joins on its unique key, as the right side of an INNER or LEFT JOIN after a private table)", table.Name)
 	}
 	cols, ok := in.Schema.Columns(table.Name)
 	if !ok {
