@@ -153,7 +153,7 @@ func privacyLossLowerBound(a, b []float64, width float64, minCount int, z float6
 // three rows; the policy bounds them to two. If bounding failed, COUNT
 // would differ by 3 and the measured loss would reach 1.5ε. COUNT(DISTINCT
 // pid), VAR_POP and MEDIAN (a DP quantile), a join on the privacy unit, a
-// per-person derived table, and per-group distinct counts and quantiles are
+// per-person derived table (also over a join), and per-group distinct counts and quantiles are
 // audited the same way.
 func TestPrivacyAuditCountAndSum(t *testing.T) {
 	if testing.Short() {
@@ -183,6 +183,9 @@ func TestPrivacyAuditCountAndSum(t *testing.T) {
 		// Person 1's row in the derived table is SUM over 2 sampled rows:
 		// 200, the derived bound.
 		{"per-person derived table", "SELECT SUM(s) FROM (SELECT pid, SUM(x) AS s FROM t GROUP BY pid) d", 100, true},
+		// Over a join: person 1's 3·1 join rows are sampled to 2 before
+		// the count, so n is at most 2, the derived bound.
+		{"per-person derived table over a join", "SELECT SUM(n) FROM (SELECT t.pid, COUNT(*) AS n FROM t JOIN u ON t.pid = u.pid GROUP BY t.pid) d", 1, true},
 		// Rows sampled per (person, group): distinct values and quantiles.
 		{"count distinct per group", "SELECT g, COUNT(DISTINCT x) FROM t GROUP BY g ORDER BY g", 1, false},
 		{"median per group", "SELECT g, MEDIAN(x) FROM t GROUP BY g ORDER BY g", 1, false},

@@ -13,7 +13,8 @@ import (
 )
 
 // perUnitAnalysis is the analysis of a query over a derived table that
-// groups one private table by its privacy unit:
+// groups one private table, or a join of private tables on their unit, by
+// the privacy unit:
 //
 //	SELECT AVG(total) FROM (SELECT pid, SUM(income) AS total FROM pums GROUP BY pid) t
 //
@@ -32,13 +33,22 @@ func perUnitAnalysis(in Input, dt *parser.DerivedTable) (*analysis, error) {
 	if !ok {
 		return nil, unsupported("set operations in a derived table")
 	}
-	tn, ok := inner.From.(*parser.TableName)
-	if !ok {
-		return nil, unsupported("a derived table that groups rows of joins or derived tables (group one private table by its privacy unit)")
-	}
 	innerIn := in
 	innerIn.Select = inner
-	ia, err := tableAnalysis(innerIn, tn)
+	var ia *analysis
+	var err error
+	switch from := inner.From.(type) {
+	case *parser.TableName:
+		ia, err = tableAnalysis(innerIn, from)
+	case *parser.Join:
+		// A join on the privacy unit is a table of its persons' rows
+		// (joinAnalysis), bounded to Π mᵢ rows a person; in a LEFT or RIGHT
+		// join only the kept table's unit identifies every row's person
+		// (isUnit).
+		ia, err = joinAnalysis(innerIn, from)
+	default:
+		return nil, unsupported("a derived table that groups rows of a derived table (group a private table or a join by the privacy unit)")
+	}
 	if err != nil {
 		return nil, err
 	}
