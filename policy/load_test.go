@@ -28,7 +28,8 @@ func TestLoadExample(t *testing.T) {
 	if p.Defaults != (Defaults{Epsilon: 1, Delta: 1e-6, Mechanism: "laplace"}) {
 		t.Errorf("defaults = %+v", p.Defaults)
 	}
-	wantLimits := Limits{MaxConnections: 256, QueryTimeout: Duration{60 * time.Second}, IdleTimeout: Duration{8 * time.Hour}, MaxGroups: 10000}
+	wantLimits := Limits{MaxConnections: 256, QueryTimeout: Duration{60 * time.Second}, IdleTimeout: Duration{8 * time.Hour}, MaxGroups: 10000,
+		MaxStatementBytes: 1 << 20, ResponseQuantum: Duration{100 * time.Millisecond}, HandshakeTimeout: Duration{10 * time.Second}, MaxUnauthenticated: 64, MaxFailedLogins: 20}
 	if p.Limits != wantLimits {
 		t.Errorf("limits = %+v, want %+v", p.Limits, wantLimits)
 	}

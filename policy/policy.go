@@ -79,6 +79,23 @@ type Limits struct {
 	// to the same user for the same statement, parameters and ε (default
 	// 1h; negative turns repeats off).
 	AnswerCacheTTL Duration `yaml:"answer_cache_ttl"`
+	// MaxStatementBytes caps one statement's text, checked before any
+	// parser sees it (default 1 MiB).
+	MaxStatementBytes int `yaml:"max_statement_bytes"`
+	// ResponseQuantum: once a statement has been charged, its reply (answer
+	// or error) leaves at the next multiple of this interval after the
+	// charge, so that its latency carries no bit finer than the quantum
+	// (default 100ms; negative turns it off).
+	ResponseQuantum Duration `yaml:"response_quantum"`
+	// HandshakeTimeout is how long a new connection may take to
+	// authenticate (default 10s).
+	HandshakeTimeout Duration `yaml:"handshake_timeout"`
+	// MaxUnauthenticated caps connections that have not finished
+	// authenticating, over both doors (default 64).
+	MaxUnauthenticated int `yaml:"max_unauthenticated"`
+	// MaxFailedLogins is how many failed logins one source address may make
+	// per minute before further attempts are refused (default 20).
+	MaxFailedLogins int `yaml:"max_failed_logins"`
 }
 
 // TLS is the certificate clients are offered.
@@ -97,6 +114,9 @@ type Role struct {
 	Pool *Budget `yaml:"pool"`
 	// MaxEpsilonPerQuery caps one query's ε (0: no cap beyond the budget).
 	MaxEpsilonPerQuery float64 `yaml:"max_epsilon_per_query"`
+	// MinEpsilonPerQuery is the least ε one charged statement may spend
+	// (default 1e-3): without a floor, a probe at ε = 5e-324 is free.
+	MinEpsilonPerQuery float64 `yaml:"min_epsilon_per_query"`
 	// MaxDeltaPerQuery caps one query's δ (0: no cap beyond the budget).
 	MaxDeltaPerQuery float64 `yaml:"max_delta_per_query"`
 }

@@ -19,6 +19,14 @@ const (
 	defaultQueryTimeout   = 60 * time.Second
 	defaultIdleTimeout    = 8 * time.Hour
 	defaultMaxGroups      = 10000
+	// DefaultMaxStatementBytes is limits.max_statement_bytes' default.
+	DefaultMaxStatementBytes  = 1 << 20
+	defaultResponseQuantum    = 100 * time.Millisecond
+	defaultHandshakeTimeout   = 10 * time.Second
+	defaultMaxUnauthenticated = 64
+	defaultMaxFailedLogins    = 20
+	// DefaultMinEpsilonPerQuery is a role's min_epsilon_per_query default.
+	DefaultMinEpsilonPerQuery = 1e-3
 )
 
 var (
@@ -170,6 +178,9 @@ func (v *validator) limits(l *Limits) {
 	}
 	nonNegative("max_connections", &l.MaxConnections, defaultMaxConnections)
 	nonNegative("max_groups", &l.MaxGroups, defaultMaxGroups)
+	nonNegative("max_statement_bytes", &l.MaxStatementBytes, DefaultMaxStatementBytes)
+	nonNegative("max_unauthenticated", &l.MaxUnauthenticated, defaultMaxUnauthenticated)
+	nonNegative("max_failed_logins", &l.MaxFailedLogins, defaultMaxFailedLogins)
 	duration := func(key string, d *Duration, def time.Duration) {
 		switch {
 		case d.Duration < 0:
@@ -180,6 +191,11 @@ func (v *validator) limits(l *Limits) {
 	}
 	duration("query_timeout", &l.QueryTimeout, defaultQueryTimeout)
 	duration("idle_timeout", &l.IdleTimeout, defaultIdleTimeout)
+	duration("handshake_timeout", &l.HandshakeTimeout, defaultHandshakeTimeout)
+	// A negative quantum is "off" (for benchmarks that measure the rest).
+	if l.ResponseQuantum.Duration == 0 {
+		l.ResponseQuantum.Duration = defaultResponseQuantum
+	}
 }
 
 func (v *validator) tls(t *TLS) {
@@ -219,6 +235,15 @@ func (v *validator) roles(roles map[string]*Role) {
 		}
 		if !finite(r.MaxEpsilonPerQuery) || r.MaxEpsilonPerQuery < 0 {
 			v.fail(path("roles", name, "max_epsilon_per_query"), "role %q max_epsilon_per_query must be a finite number, 0 or above, got %v", name, r.MaxEpsilonPerQuery)
+		}
+		switch {
+		case !finite(r.MinEpsilonPerQuery) || r.MinEpsilonPerQuery < 0:
+			v.fail(path("roles", name, "min_epsilon_per_query"), "role %q min_epsilon_per_query must be a finite number, 0 or above, got %v", name, r.MinEpsilonPerQuery)
+		case r.MinEpsilonPerQuery == 0:
+			r.MinEpsilonPerQuery = DefaultMinEpsilonPerQuery
+		}
+		if r.MaxEpsilonPerQuery > 0 && r.MinEpsilonPerQuery > r.MaxEpsilonPerQuery {
+			v.fail(path("roles", name, "min_epsilon_per_query"), "role %q min_epsilon_per_query %v is above its max_epsilon_per_query %v", name, r.MinEpsilonPerQuery, r.MaxEpsilonPerQuery)
 		}
 		if !finite(r.MaxDeltaPerQuery) || r.MaxDeltaPerQuery < 0 || r.MaxDeltaPerQuery >= 1 {
 			v.fail(path("roles", name, "max_delta_per_query"), "role %q max_delta_per_query must be at least 0 and below 1, got %v", name, r.MaxDeltaPerQuery)
