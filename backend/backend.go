@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Driver names accepted by Open.
@@ -30,6 +31,9 @@ type Backend struct {
 	// Tables and Columns describe: for MySQL the DSN's database, for SQLite
 	// "main" unless the caller sets another attached schema.
 	Database string
+	// mariadb is set by Open when a MySQL-protocol backend is MariaDB,
+	// whose SET STATEMENT … FOR bounds each statement's time (pin.go).
+	mariadb bool
 }
 
 // ColumnInfo describes one column as the backend declares it.
@@ -81,6 +85,14 @@ func Open(ctx context.Context, driver, dsn string, maxOpen int) (*Backend, error
 	if err := b.DB.PingContext(ctx); err != nil {
 		b.DB.Close()
 		return nil, fmt.Errorf("backend: connect to %s %s: %w", driver, name, err)
+	}
+	if driver == MySQL {
+		var version string
+		if err := b.DB.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+			b.DB.Close()
+			return nil, fmt.Errorf("backend: mysql %s: reading the server version: %w", name, err)
+		}
+		b.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
 	}
 	if driver == Postgres {
 		if err := b.postgresSchema(ctx); err != nil {

@@ -116,12 +116,9 @@ func (r *release) answer(plan *rewrite.Plan, groups []group) (*Result, error) {
 // its noisy count of distinct units passes the selection threshold.
 func (r *release) chooseGroups(plan *rewrite.Plan, groups []group) []group {
 	if r.selector != nil {
-		var out []group
-		for _, g := range groups {
-			if r.selector.Keep(g.units) {
-				out = append(out, g)
-			}
-		}
+		// queryGroups has already run the selection as the groups
+		// streamed in (release.keep).
+		out := append([]group(nil), groups...)
 		sortGroups(out)
 		return out
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/dpproxy/dpproxy/ledger"
 	"github.com/dpproxy/dpproxy/mechanism"
@@ -14,8 +16,9 @@ import (
 
 // dpSelect answers an aggregate query over a private table: plan, charge,
 // query the backend, add noise, post-process. The charge is written durably
-// before the backend is even asked, and refunded if the backend fails, so no
-// answer can ever leave without its cost in the ledger.
+// before the backend is even asked, and never refunded once it has been
+// (withCharge), so no answer — nor any failure — leaves without its cost in
+// the ledger.
 func (s *Session) dpSelect(ctx context.Context, sqlText, fingerprint string, sel *parser.Select, args []Value) (*Result, error) {
 	key := s.answerKey(sqlText, args)
 	if res, ok := s.cachedResult(ctx, key); ok {
@@ -35,7 +38,7 @@ func (s *Session) dpAnswer(ctx context.Context, sqlText, fingerprint string, sel
 		return nil, err
 	}
 	_, _, mech := s.budget()
-	receipt, err := s.engine.ledger.Charge(ctx, ledger.Charge{
+	charge := ledger.Charge{
 		User:        s.user.Name,
 		Role:        s.role.Name,
 		Statement:   sqlText,
@@ -45,30 +48,21 @@ func (s *Session) dpAnswer(ctx context.Context, sqlText, fingerprint string, sel
 		Delta:       rel.delta,
 		Rho:         rel.rho,
 		DeltaInRho:  rel.deltaInRho,
-	}, s.limits())
-	if err != nil {
-		return nil, err
 	}
-	groups, err := s.engine.queryGroups(ctx, plan)
-	if err != nil {
-		// Nothing was released: give the budget back. The refund must
-		// happen even if the client's context is gone.
-		if rerr := s.engine.ledger.Refund(context.WithoutCancel(ctx), receipt.ID); rerr != nil {
-			s.engine.log.Error("refund failed", append(s.logAttrs(), "charge", receipt.ID, "err", rerr)...)
+	res, _, err := s.withCharge(ctx, charge, func(ctx context.Context, q querier) (*Result, error) {
+		groups, err := s.engine.queryGroups(ctx, q, plan, rel.keep())
+		if err != nil {
+			return nil, err
 		}
-		return nil, s.backendError(err)
-	}
-	hists, err := s.engine.queryHistograms(ctx, plan)
-	if err != nil {
-		if rerr := s.engine.ledger.Refund(context.WithoutCancel(ctx), receipt.ID); rerr != nil {
-			s.engine.log.Error("refund failed", append(s.logAttrs(), "charge", receipt.ID, "err", rerr)...)
+		hists, err := s.engine.queryHistograms(ctx, q, plan, groups)
+		if err != nil {
+			return nil, err
 		}
-		return nil, s.backendError(err)
-	}
-	rel.histograms = hists
-	rel.confidence = s.settings.confidence
-	s.engine.metrics.Charged(s.role.Name, rel.epsilon, rel.delta)
-	return rel.answer(plan, groups)
+		rel.histograms = hists
+		rel.confidence = s.settings.confidence
+		return rel.answer(plan, groups)
+	})
+	return res, err
 }
 
 // limits are the policy file's allowances for this session; the ledger
@@ -94,14 +88,15 @@ func (s *Session) effectiveLimits(ctx context.Context) (ledger.Limits, error) {
 	return s.engine.ledger.Limits(ctx, s.role.Name, s.user.Name, s.limits())
 }
 
-// backendError wraps a failed backend query. Timeouts and cancellations
-// keep their own codes.
+// backendError wraps a failed backend query over public tables only (no
+// charge, no private row): timeouts and cancellations keep their own codes.
+// Charged statements never come here: see withCharge.
 func (s *Session) backendError(err error) error {
 	if ctxErr := s.classify(err); ctxErr.(*Error).Code == CodeTimeout || ctxErr.(*Error).Code == CodeCanceled {
 		return ctxErr
 	}
 	s.engine.log.Warn("backend query failed", append(s.logAttrs(), "err", err)...)
-	return &Error{Code: CodeBackend, Msg: "the backend query failed (no budget was charged): " + err.Error(), Err: err}
+	return &Error{Code: CodeBackend, Msg: "the backend query over public tables failed: " + err.Error(), Err: err}
 }
 
 // group is one row of the backend's answer to a plan.
@@ -111,10 +106,15 @@ type group struct {
 	units int64
 }
 
-// queryGroups runs the plan's SQL. Memory grows with the number of groups,
-// never with the table.
-func (e *Engine) queryGroups(ctx context.Context, plan *rewrite.Plan) ([]group, error) {
-	rows, err := e.backend.DB.QueryContext(ctx, plan.SQL)
+// queryGroups runs the plan's SQL and keeps the groups keep accepts (nil
+// keeps all). Memory grows with the number of kept groups, never with the
+// table, and is capped without an error: past maxBackendGroups kept groups,
+// only those with the smallest keys stay (keptGroups). Since keep is
+// partition selection or membership of the public domain, what is kept is a
+// DP release or a public fact, and the cap is post-processing of it; an
+// error here instead would be an oracle on the number of groups.
+func (e *Engine) queryGroups(ctx context.Context, q querier, plan *rewrite.Plan, keep func(group) bool) ([]group, error) {
+	rows, err := q.QueryContext(ctx, plan.SQL)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (e *Engine) queryGroups(ctx context.Context, plan *rewrite.Plan) ([]group, 
 	for i := range raw {
 		ptrs[i] = &raw[i]
 	}
-	var out []group
+	kept := newKeptGroups(e.maxBackendGroups())
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("reading the backend's answer: %w", err)
@@ -136,49 +136,44 @@ func (e *Engine) queryGroups(ctx context.Context, plan *rewrite.Plan) ([]group, 
 			g.keys[i] = keyValue(raw[i], plan.Keys[i])
 		}
 		for i := range g.quant {
-			f, err := toNumber(raw[nKeys+i])
-			if err != nil {
-				return nil, err
-			}
-			g.quant[i] = f
+			g.quant[i] = toNumber(raw[nKeys+i])
 		}
-		u, err := toNumber(raw[plan.UnitsColumn])
-		if err != nil {
-			return nil, err
-		}
-		g.units = int64(u)
-		out = append(out, g)
-		if len(out) > e.maxBackendGroups() {
-			return nil, fmt.Errorf("the backend returned more than %d groups", e.maxBackendGroups())
+		g.units = int64(toNumber(raw[plan.UnitsColumn]))
+		if keep == nil || keep(g) {
+			kept.add(g)
 		}
 	}
-	return out, rows.Err()
+	return kept.groups(), rows.Err()
 }
 
 // toNumber reads an aggregate the backend returned. NULL (a SUM over no
-// rows) is 0: the released value must not reveal emptiness.
-func toNumber(v any) (float64, error) {
+// rows) is 0: the released value must not reveal emptiness. A value that is
+// not a number cannot come from the aggregates rewrite writes; were it to,
+// it reads as 0 rather than failing, so that no value can turn an answer
+// into an error.
+func toNumber(v any) float64 {
 	switch x := v.(type) {
-	case nil:
-		return 0, nil
 	case int64:
-		return float64(x), nil
+		return float64(x)
 	case float64:
-		return x, nil
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0
+		}
+		return x
 	case []byte:
-		var f float64
-		if _, err := fmt.Sscan(string(x), &f); err != nil {
-			return 0, fmt.Errorf("the backend returned %q where a number was expected", x)
-		}
-		return f, nil
+		return parseNumber(string(x))
 	case string:
-		var f float64
-		if _, err := fmt.Sscan(x, &f); err != nil {
-			return 0, fmt.Errorf("the backend returned %q where a number was expected", x)
-		}
-		return f, nil
+		return parseNumber(x)
 	}
-	return 0, fmt.Errorf("the backend returned %T where a number was expected", v)
+	return 0
+}
+
+func parseNumber(s string) float64 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }
 
 // release holds the mechanisms of one query and what it costs.
@@ -305,59 +300,64 @@ func (e *Engine) maxGroups() int {
 	return 10000
 }
 
-// maxBackendGroups bounds what the proxy reads before partition selection.
+// maxBackendGroups bounds the groups the proxy keeps in memory for one
+// answer (after partition selection; see queryGroups).
 func (e *Engine) maxBackendGroups() int { return 100 * e.maxGroups() }
 
 // queryHistograms runs each quantile aggregate's histogram statement: bin
-// counts per group key (groupKey of the keys).
-func (e *Engine) queryHistograms(ctx context.Context, plan *rewrite.Plan) (map[int]map[string][]int64, error) {
+// counts per group key (groupKey of the keys), for the kept groups only.
+func (e *Engine) queryHistograms(ctx context.Context, q querier, plan *rewrite.Plan, groups []group) (map[int]map[string][]int64, error) {
 	out := map[int]map[string][]int64{}
+	kept := make(map[string]bool, len(groups))
+	for _, g := range groups {
+		kept[groupKey(g.keys)] = true
+	}
 	for i, a := range plan.Aggs {
 		if a.Kind != rewrite.AggQuantile {
 			continue
 		}
-		rows, err := e.backend.DB.QueryContext(ctx, a.Histogram)
-		if err != nil {
-			return nil, err
-		}
-		nKeys := len(plan.Keys)
-		raw := make([]any, nKeys+2)
-		ptrs := make([]any, len(raw))
-		for j := range raw {
-			ptrs[j] = &raw[j]
-		}
-		byGroup := map[string][]int64{}
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			keys := make([]any, nKeys)
-			for k := range keys {
-				keys[k] = keyValue(raw[k], plan.Keys[k])
-			}
-			bin, err1 := toNumber(raw[nKeys])
-			n, err2 := toNumber(raw[nKeys+1])
-			if err1 != nil || err2 != nil {
-				rows.Close()
-				return nil, fmt.Errorf("reading a histogram: %v %v", err1, err2)
-			}
-			// Values at the upper bound fall just past the last bin.
-			b := min(max(int(bin), 0), a.Bins-1)
-			k := groupKey(keys)
-			if byGroup[k] == nil {
-				byGroup[k] = make([]int64, a.Bins)
-			}
-			byGroup[k][b] += int64(n)
-		}
-		err = rows.Err()
-		rows.Close()
+		byGroup, err := e.queryHistogram(ctx, q, plan, a, kept)
 		if err != nil {
 			return nil, err
 		}
 		out[i] = byGroup
 	}
 	return out, nil
+}
+
+func (e *Engine) queryHistogram(ctx context.Context, q querier, plan *rewrite.Plan, a *rewrite.Aggregate, kept map[string]bool) (map[string][]int64, error) {
+	rows, err := q.QueryContext(ctx, a.Histogram)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	nKeys := len(plan.Keys)
+	raw := make([]any, nKeys+2)
+	ptrs := make([]any, len(raw))
+	for j := range raw {
+		ptrs[j] = &raw[j]
+	}
+	byGroup := map[string][]int64{}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		keys := make([]any, nKeys)
+		for k := range keys {
+			keys[k] = keyValue(raw[k], plan.Keys[k])
+		}
+		k := groupKey(keys)
+		if plan.PartitionSelection && !kept[k] {
+			continue
+		}
+		// Values at the upper bound fall just past the last bin.
+		b := min(max(int(toNumber(raw[nKeys])), 0), a.Bins-1)
+		if byGroup[k] == nil {
+			byGroup[k] = make([]int64, a.Bins)
+		}
+		byGroup[k][b] += int64(toNumber(raw[nKeys+1]))
+	}
+	return byGroup, rows.Err()
 }
 
 // splitEpsilon returns each aggregate's quantities' shares of ε (for a

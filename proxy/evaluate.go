@@ -83,20 +83,19 @@ func (s *Session) evaluateModel(ctx context.Context, sqlText string, st *parser.
 	if err != nil {
 		return nil, Errorf(CodeBadValue, "%v", err)
 	}
-	receipt, err := s.engine.ledger.Charge(ctx, ledger.Charge{
+	q := rewrite.EvaluationSQL(ts, s.engine.backendDialect(), weight[train.InterceptName], nums, cats)
+	var cells [2][2]int64
+	_, _, err = s.withCharge(ctx, ledger.Charge{
 		User: s.user.Name, Role: s.role.Name, Statement: sqlText, Mechanism: "laplace",
+		// Pure ε-DP is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4).
 		Epsilon: eps, Rho: eps * eps / 2,
-	}, s.limits())
+	}, func(ctx context.Context, db querier) (*Result, error) {
+		var err error
+		cells, err = s.engine.confusion(ctx, db, q)
+		return nil, err
+	})
 	if err != nil {
 		return nil, err
-	}
-	q := rewrite.EvaluationSQL(ts, s.engine.backendDialect(), weight[train.InterceptName], nums, cats)
-	cells, err := s.engine.confusion(ctx, q)
-	if err != nil {
-		if rerr := s.engine.ledger.Refund(context.WithoutCancel(ctx), receipt.ID); rerr != nil {
-			s.engine.log.Error("refund failed", append(s.logAttrs(), "charge", receipt.ID, "err", rerr)...)
-		}
-		return nil, s.backendError(err)
 	}
 	// Every cell is released, also an empty one: which are empty is data.
 	var noisy [2][2]int64
@@ -112,16 +111,15 @@ func (s *Session) evaluateModel(ctx context.Context, sqlText string, st *parser.
 		}
 		return math.Min(math.Max(float64(a)/float64(b), 0), 1)
 	}
-	s.engine.metrics.Charged(s.role.Name, eps, 0)
 	return &Result{Columns: evaluateColumns, Rows: [][]Value{{
 		m.Name, ratio(tp+tn, tp+tn+fp+fn), ratio(tp, tp+fp), ratio(tp, tp+fn), tp, fp, fn, tn, eps,
 	}}}, nil
 }
 
 // confusion reads the (predicted, actual) counts.
-func (e *Engine) confusion(ctx context.Context, q string) ([2][2]int64, error) {
+func (e *Engine) confusion(ctx context.Context, db querier, q string) ([2][2]int64, error) {
 	var cells [2][2]int64
-	rows, err := e.backend.DB.QueryContext(ctx, q)
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return cells, err
 	}
@@ -131,9 +129,7 @@ func (e *Engine) confusion(ctx context.Context, q string) ([2][2]int64, error) {
 		if err := rows.Scan(&p, &y, &n); err != nil {
 			return cells, err
 		}
-		pf, _ := toNumber(p)
-		yf, _ := toNumber(y)
-		nf, _ := toNumber(n)
+		pf, yf, nf := toNumber(p), toNumber(y), toNumber(n)
 		cells[int(pf)&1][int(yf)&1] += int64(nf)
 	}
 	return cells, rows.Err()

@@ -72,27 +72,23 @@ func (s *Session) trainModel(ctx context.Context, sqlText string, st *parser.Tra
 	if err != nil {
 		return nil, Errorf(CodeRefused, "dpproxy refused to train: %v", err)
 	}
-	receipt, err := s.engine.ledger.Charge(ctx, ledger.Charge{
+	var model *train.Model
+	_, receipt, err := s.withCharge(ctx, ledger.Charge{
 		User: s.user.Name, Role: s.role.Name, Statement: sqlText,
 		Mechanism: "logreg-" + opts.Method, Epsilon: opts.Epsilon,
 		// Pure ε-DP is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4).
 		Rho: opts.Epsilon * opts.Epsilon / 2,
-	}, s.limits())
+	}, func(ctx context.Context, db querier) (*Result, error) {
+		data, err := s.engine.trainingData(ctx, db, ts, enc, maxBytes)
+		if err != nil {
+			return nil, err
+		}
+		// The noise is drawn inside Fit: a failure there is an outcome too.
+		model, err = train.Fit(ctx, data, opts)
+		return nil, err
+	})
 	if err != nil {
 		return nil, err
-	}
-	data, err := s.engine.trainingData(ctx, ts, enc, maxBytes)
-	if err != nil {
-		if rerr := s.engine.ledger.Refund(context.WithoutCancel(ctx), receipt.ID); rerr != nil {
-			s.engine.log.Error("refund failed", append(s.logAttrs(), "charge", receipt.ID, "err", rerr)...)
-		}
-		return nil, s.backendError(err)
-	}
-	// From here the noise may be drawn: the charge stays even if the
-	// optimiser fails (package train).
-	model, err := train.Fit(ctx, data, opts)
-	if err != nil {
-		return nil, Errorf(CodeInternal, "training failed after the charge of ε=%g: %v", opts.Epsilon, err)
 	}
 	stored := &storedModel{Name: st.Name, Model: model, Owner: s.user.Name, Role: s.role.Name,
 		TrainedAt: receipt.Time, Statement: sqlText, ChargeID: receipt.ID}
@@ -103,7 +99,6 @@ func (s *Session) trainModel(ctx context.Context, sqlText string, st *parser.Tra
 	if err := s.engine.ledger.Put(ctx, modelsNamespace, st.Name, b); err != nil {
 		return nil, err
 	}
-	s.engine.metrics.Charged(s.role.Name, opts.Epsilon, 0)
 	return modelResult(stored), nil
 }
 
@@ -210,8 +205,8 @@ func (s *Session) trainOptions(ctx context.Context, o map[string]any) (train.Opt
 
 // trainingData streams the training rows from the backend into a compact
 // matrix; memory is bounded by maxBytes.
-func (e *Engine) trainingData(ctx context.Context, ts *rewrite.TrainingSet, enc *train.Encoder, maxBytes int64) (*train.Data, error) {
-	rows, err := e.backend.DB.QueryContext(ctx, ts.SQL)
+func (e *Engine) trainingData(ctx context.Context, db querier, ts *rewrite.TrainingSet, enc *train.Encoder, maxBytes int64) (*train.Data, error) {
+	rows, err := db.QueryContext(ctx, ts.SQL)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +230,7 @@ func (e *Engine) trainingData(ctx context.Context, ts *rewrite.TrainingSet, enc 
 			}
 			values[i] = v
 		}
-		label, _ := toNumber(raw[n])
+		label := toNumber(raw[n])
 		if err := data.Add(values, label == 1); err != nil {
 			return nil, err
 		}
