@@ -1,0 +1,29 @@
+package admission
+
+import (
+	"fmt"
+	"log/slog"
+	"unicode/utf8"
+)
+
+// MaxLoggedBytes is how much of one user-controlled string (a user name, a
+// database name, SQL text, a client parameter) goes into a log line.
+const MaxLoggedBytes = 128
+
+// Clip shortens a user-controlled string for a log line or an error
+// message: at most MaxLoggedBytes of it, cut on a rune boundary, with the
+// cut marked and the full length given. Without it, a client could make
+// every failed login write megabytes to the log.
+func Clip(s string) string {
+	if len(s) <= MaxLoggedBytes {
+		return s
+	}
+	cut := MaxLoggedBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s…[%d bytes]", s[:cut], len(s))
+}
+
+// String is a slog attribute holding Clip(value).
+func String(key, value string) slog.Attr { return slog.String(key, Clip(value)) }
