@@ -14,16 +14,20 @@ const MaxLoggedBytes = 128
 // message: at most MaxLoggedBytes of it, cut on a rune boundary, with the
 // cut marked and the full length given. Without it, a client could make
 // every failed login write megabytes to the log.
-func Clip(s string) string {
-	if len(s) <= MaxLoggedBytes {
+func Clip(s string) string { return ClipN(s, MaxLoggedBytes) }
+
+// String is a slog attribute holding Clip(value).
+func String(key, value string) slog.Attr { return slog.String(key, Clip(value)) }
+
+// ClipN is Clip with another bound, for text that is mostly ours but may
+// carry client bytes (a library's log message quoting a packet).
+func ClipN(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
-	cut := MaxLoggedBytes
+	cut := max
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return fmt.Sprintf("%s…[%d bytes]", s[:cut], len(s))
 }
-
-// String is a slog attribute holding Clip(value).
-func String(key, value string) slog.Attr { return slog.String(key, Clip(value)) }

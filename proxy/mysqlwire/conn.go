@@ -12,6 +12,7 @@ import (
 	"vitess.io/vitess/go/sqltypes"
 
 	"github.com/dpproxy/dpproxy/proxy"
+	"github.com/dpproxy/dpproxy/proxy/admission"
 )
 
 // connState is one client connection's engine side, kept in the vitess
@@ -22,7 +23,11 @@ type connState struct {
 	conn *mysql.Conn
 	// raw is the accepted socket (beneath TLS). Close closes it rather
 	// than conn, whose socket vitess replaces during a TLS handshake.
-	raw    net.Conn
+	raw net.Conn
+	// adm is the accepted connection as admission sees it: it holds an
+	// unauthenticated slot and a handshake deadline until admit. nil when
+	// the listener is not admission's (never in a Server).
+	adm    *admission.Conn
 	log    *slog.Logger
 	ctx    context.Context // cancelled when the connection ends
 	cancel context.CancelFunc
@@ -45,6 +50,7 @@ func newConnState(s *Server, c *mysql.Conn) *connState {
 		s:        s,
 		conn:     c,
 		raw:      c.GetRawConn(),
+		adm:      admissionConn(c.GetRawConn()),
 		log:      s.log.With("conn", c.ConnectionID),
 		ctx:      ctx,
 		cancel:   cancel,
@@ -110,7 +116,7 @@ func (st *connState) call(op string, f func(ctx context.Context) error) (err err
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
-			st.log.Error("engine panicked", "op", op, "user", st.conn.User,
+			st.log.Error("engine panicked", "op", op, admission.String("user", st.conn.User),
 				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			err = errInternal
 		}

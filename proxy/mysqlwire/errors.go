@@ -84,3 +84,7 @@ var errInternal = sqlerror.NewSQLError(sqlerror.ERUnknownError, sqlerror.SSUnkno
 
 // errTooManyConnections is MySQL's answer when max_connections is reached.
 var errTooManyConnections = sqlerror.NewSQLError(sqlerror.ERConCount, sqlStateConnRejected, "Too many connections")
+
+// errHandshakeTimeout (ER_HANDSHAKE_ERROR 1043) refuses a login that completed after the handshake
+// deadline had closed the connection (the client will not read it).
+var errHandshakeTimeout = sqlerror.NewSQLError(sqlerror.ErrorCode(1043), sqlerror.SSNetError, "Bad handshake: timed out")

@@ -12,6 +12,8 @@ import (
 	"vitess.io/vitess/go/sqltypes"
 	querypb "vitess.io/vitess/go/vt/proto/query"
 	"vitess.io/vitess/go/vt/vtenv"
+
+	"github.com/dpproxy/dpproxy/proxy/admission"
 )
 
 // handler implements vitess's mysql.Handler on top of the engine's Session.
@@ -44,13 +46,21 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 func (h *handler) ConnectionReady(c *mysql.Conn) {
 	st := state(c)
 	st.ready = true
+	st.log = st.log.With(admission.String("user", c.User))
+	if err := installStmtReader(c, h.s.cfg.MaxStatementBytes+statementSlack, st.log); err != nil {
+		// Without it a client may send commands up to vitess's own limits;
+		// the engine still refuses long statements, after reading them.
+		if h.s.readerHookFailed.CompareAndSwap(false, true) {
+			st.log.Error("mysql statement size limit not enforced on the wire", "error", err)
+		}
+	}
 	if st.session == nil {
 		if err := st.open(""); err != nil {
-			st.log.Warn("cannot open session", "user", c.User, "error", err)
+			st.log.Warn("cannot open session", "error", err)
 			st.openErr = err
 		}
 	}
-	st.log.Debug("mysql connection ready", "user", c.User)
+	st.log.Debug("mysql connection ready")
 }
 
 // ConnectionClosed is called when the connection ends, after a failed
@@ -63,7 +73,7 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	st.cancel()
 	st.closeSession()
 	if st.slot {
-		h.s.active.Add(-1)
+		h.s.adm.Release()
 		st.slot = false
 	}
 	h.s.untrack(st)
@@ -78,7 +88,7 @@ func (h *handler) ComQuery(c *mysql.Conn, query string, callback func(*sqltypes.
 		return h.handshakeDB(st, query)
 	}
 	return st.statement("query", func(ctx context.Context, sess Session) error {
-		h.s.log.Debug("mysql query", "conn", c.ConnectionID, "sql", query)
+		st.log.Debug("mysql query", admission.String("sql", query))
 		r, err := sess.Execute(ctx, query)
 		if err != nil {
 			return err
@@ -95,7 +105,7 @@ func (h *handler) handshakeDB(st *connState, query string) error {
 	quoted, ok := strings.CutPrefix(query, "use ")
 	db, err := sqlescape.UnescapeID(quoted)
 	if !ok || err != nil {
-		st.log.Error("unexpected statement during the handshake", "sql", query)
+		st.log.Error("unexpected statement during the handshake", admission.String("sql", query))
 		return errInternal
 	}
 	return wireError(st.open(db))
@@ -115,7 +125,7 @@ func (h *handler) ComPrepare(c *mysql.Conn, query string) ([]*querypb.Field, uin
 	var fields []*querypb.Field
 	var params uint16
 	err := st.statement("prepare", func(ctx context.Context, sess Session) error {
-		h.s.log.Debug("mysql prepare", "conn", c.ConnectionID, "sql", query)
+		st.log.Debug("mysql prepare", admission.String("sql", query))
 		p, err := sess.Prepare(ctx, query)
 		if err != nil {
 			return err
@@ -164,7 +174,7 @@ func (h *handler) ComStmtExecute(c *mysql.Conn, prepare *mysql.PrepareData, call
 			}
 			st.prepared[prepare.PrepareStmt] = p
 		}
-		h.s.log.Debug("mysql execute", "conn", c.ConnectionID, "sql", p.SQL, "args", len(args))
+		st.log.Debug("mysql execute", admission.String("sql", p.SQL), "args", len(args))
 		r, err := sess.ExecutePrepared(ctx, p, args)
 		if err != nil {
 			return err
@@ -185,7 +195,7 @@ func (h *handler) ComResetConnection(c *mysql.Conn) {
 	db := st.session.Database()
 	st.closeSession()
 	if err := st.open(db); err != nil {
-		st.log.Warn("cannot reopen session on reset", "user", c.User, "error", err)
+		st.log.Warn("cannot reopen session on reset", "error", err)
 		st.openErr = err
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/proxy"
+	"github.com/dpproxy/dpproxy/proxy/admission"
 )
 
 // Session is what the engine gives one client connection. Its methods are
@@ -50,9 +51,20 @@ type Config struct {
 	// TLS, if set, is offered to clients, and caching_sha2_password is
 	// accepted over it.
 	TLS *tls.Config
-	// MaxConnections caps the authenticated client connections; a login
-	// beyond it gets error 1040 "Too many connections". 0: no cap.
+	// Admission is shared with the other front door: the authenticated
+	// connections both count against (a login beyond its MaxConnections
+	// gets error 1040 "Too many connections"), the cap and deadline on
+	// unauthenticated connections, and the failed-login throttle. nil: one
+	// of this door's own, with MaxConnections and DefaultHandshakeTimeout.
+	Admission *admission.Admission
+	// MaxConnections caps the authenticated client connections when
+	// Admission is nil. 0: no cap.
 	MaxConnections int
+	// MaxStatementBytes caps a command's payload (a COM_QUERY's SQL, a
+	// COM_STMT_EXECUTE's parameters) after authentication; a larger one
+	// is answered with error 1153 and skipped. 0: DefaultMaxStatementBytes.
+	// The wire adds statementSlack to it for the command's own bytes.
+	MaxStatementBytes int
 	// IdleTimeout closes a connection whose client sent nothing (or read
 	// nothing) for that long. 0: never.
 	IdleTimeout time.Duration
@@ -62,12 +74,27 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// DefaultHandshakeTimeout bounds authentication when Config.Admission is
+// nil, as limits.handshake_timeout's default.
+const DefaultHandshakeTimeout = 10 * time.Second
+
+// DefaultMaxStatementBytes is Config.MaxStatementBytes' default, as
+// limits.max_statement_bytes'.
+const DefaultMaxStatementBytes = policy.DefaultMaxStatementBytes
+
+// statementSlack is what a command may carry beyond its statement text:
+// the command byte, a COM_STMT_EXECUTE's statement id, flags, types and
+// parameters. The engine checks the statement text itself against the
+// limit; the wire only keeps a client from making vitess allocate far more.
+const statementSlack = 64 << 10
+
 // Server is a listening MySQL front door.
 type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	env      *vtenv.Environment
 	listener *mysql.Listener
+	adm      *admission.Admission
 
 	// mu guards closed and conns; wg counts tracked connections, and is
 	// only added to under mu while !closed, so Close's Wait never races an Add.
@@ -76,8 +103,9 @@ type Server struct {
 	conns  map[*mysql.Conn]*connState
 	wg     sync.WaitGroup
 
-	// active counts connections holding a MaxConnections slot.
-	active atomic.Int64
+	// readerHookFailed is set once installing the statement reader failed,
+	// to log that once.
+	readerHookFailed atomic.Bool
 }
 
 // readBufferSize is vitess's own default; it must be non-zero, because
@@ -89,9 +117,16 @@ func Listen(cfg Config) (*Server, error) {
 	if cfg.LookupUser == nil || cfg.Open == nil {
 		return nil, errors.New("mysqlwire: Config needs LookupUser and Open")
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, conns: make(map[*mysql.Conn]*connState)}
+	if cfg.MaxStatementBytes <= 0 {
+		cfg.MaxStatementBytes = DefaultMaxStatementBytes
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, conns: make(map[*mysql.Conn]*connState), adm: cfg.Admission}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.adm == nil {
+		s.adm = admission.New(admission.Config{MaxConnections: cfg.MaxConnections,
+			HandshakeTimeout: DefaultHandshakeTimeout, Logger: s.log})
 	}
 	s.log = s.log.With("frontend", "mysql")
 	// vitess logs through its own global slog logger, warning about every
@@ -108,9 +143,13 @@ func Listen(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mysqlwire: listen on %s: %w", cfg.Addr, err)
 	}
-	auth := newAuthServer(s.lookup, s.admit, cfg.TLS != nil, s.log)
+	auth := newAuthServer(s.lookup, s.admit, s.adm, cfg.TLS != nil, s.log)
 	l, err := mysql.NewListenerWithConfig(mysql.ListenerConfig{
-		Listener:   ln,
+		// Accept retries on EMFILE and the like (vitess's own loop would
+		// end, and the door with it), sheds connections beyond
+		// max_unauthenticated and closes handshakes that take too long;
+		// preAuthConn refuses oversized handshake packets.
+		Listener:   &preAuthListener{Listener: s.adm.Listen(ln, "mysql"), tls: cfg.TLS != nil, log: s.log},
 		AuthServer: auth,
 		Handler:    &handler{s: s},
 		// vitess sets the deadline before every read and write, so a
@@ -210,31 +249,51 @@ func (s *Server) lookup(name string) (credentials, bool) {
 	return u, true
 }
 
-// admit takes a connection slot for an authenticated client.
+// admit ends the handshake of a client whose password was verified: its
+// unauthenticated slot is given back (refused if the handshake deadline
+// has passed) and it takes one of the connection slots both doors share.
 func (s *Server) admit(c *mysql.Conn) error {
 	st, ok := c.ClientData.(*connState)
 	if !ok {
 		return errInternal
 	}
-	if s.cfg.MaxConnections <= 0 || st.slot {
+	if st.slot {
 		return nil
 	}
-	for {
-		n := s.active.Load()
-		if n >= int64(s.cfg.MaxConnections) {
-			s.log.Warn("mysql connection refused: too many connections", "max", s.cfg.MaxConnections)
-			return errTooManyConnections
-		}
-		if s.active.CompareAndSwap(n, n+1) {
-			st.slot = true
-			return nil
-		}
+	if st.adm != nil && !st.adm.Authenticated() {
+		return errHandshakeTimeout
 	}
+	if !s.adm.Acquire() {
+		s.log.Warn("mysql connection refused: too many connections", "max", s.adm.MaxConnections())
+		return errTooManyConnections
+	}
+	st.slot = true
+	return nil
 }
 
-// errorsOnly passes on only records at error level or above.
+// errorsOnly passes on only records at error level or above, their
+// message clipped: vitess quotes packets it could not handle.
 type errorsOnly struct{ slog.Handler }
 
 func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelError && h.Handler.Enabled(ctx, l)
 }
+
+// maxVitessMessage bounds a vitess log message: long enough for a panic's
+// stack, short enough that a client cannot fill the log.
+const maxVitessMessage = 8 << 10
+
+func (h errorsOnly) Handle(ctx context.Context, r slog.Record) error {
+	if len(r.Message) > maxVitessMessage {
+		clipped := slog.NewRecord(r.Time, r.Level, admission.ClipN(r.Message, maxVitessMessage), r.PC)
+		r.Attrs(func(a slog.Attr) bool { clipped.AddAttrs(a); return true })
+		r = clipped
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h errorsOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return errorsOnly{h.Handler.WithAttrs(attrs)}
+}
+
+func (h errorsOnly) WithGroup(name string) slog.Handler { return errorsOnly{h.Handler.WithGroup(name)} }
