@@ -165,9 +165,13 @@ type analysis struct {
 	// person's id in every row.
 	innerJoin bool
 	// from renders the source's relation when it is not the table itself.
-	from    func(r *renderer) (string, error)
-	plan    *Plan
-	aggKey  map[string]int // canonical aggregate → index, to compute each once
+	from   func(r *renderer) (string, error)
+	plan   *Plan
+	aggKey map[string]int // canonical aggregate → index, to compute each once
+	// bounds and growths remember bound and growth per node (bounds.go,
+	// total.go).
+	bounds  map[parser.Expr]boundMemo
+	growths map[parser.Expr]float64
 	aliases map[string]parser.Expr
 }
 

@@ -97,8 +97,7 @@ func (a *analysis) quantileHistograms(r *renderer, table, where string, keys []s
 		if err != nil {
 			return err
 		}
-		width := agg.BinWidth
-		bin := "FLOOR((" + r.clamp(arg, agg.Lower, agg.Upper) + " - " + number(agg.Lower) + ") / " + number(width) + ")"
+		bin := r.binSQL(arg, agg)
 		cols := append(append([]string{}, keys...), bin, "COUNT(*)")
 		if a.table.UnitIsRow() {
 			w := where
@@ -113,7 +112,7 @@ func (a *analysis) quantileHistograms(r *renderer, table, where string, keys []s
 		}
 		if len(keys) > 0 {
 			rows, alias := a.sampledGroupRows(r, table, where, keys, []string{agg.Key}, map[string]string{agg.Key: arg})
-			binX := "FLOOR((" + r.clamp(alias[agg.Key], agg.Lower, agg.Upper) + " - " + number(agg.Lower) + ") / " + number(width) + ")"
+			binX := r.binSQL(alias[agg.Key], agg)
 			agg.Histogram = "SELECT " + strings.Join(append(keyAliases(len(keys)), binX, "COUNT(*)"), ", ") + " FROM (" + rows + ") dp_sampled WHERE " +
 				alias[agg.Key] + " IS NOT NULL GROUP BY " + ordinals(len(keys)+1)
 			continue
@@ -121,9 +120,22 @@ func (a *analysis) quantileHistograms(r *renderer, table, where string, keys []s
 		unit := a.unitSQL(r)
 		rows := "SELECT " + arg + " AS dp_x, ROW_NUMBER() OVER (PARTITION BY " + unit + " ORDER BY " + r.random() +
 			") AS dp_row_rank FROM " + table + where
-		binX := "FLOOR((" + r.clamp("dp_x", agg.Lower, agg.Upper) + " - " + number(agg.Lower) + ") / " + number(width) + ")"
+		binX := r.binSQL("dp_x", agg)
 		agg.Histogram = "SELECT " + binX + ", COUNT(*) FROM (" + rows + ") dp_rows WHERE dp_row_rank <= " +
 			strconv.Itoa(a.plan.Contribution.MaxRows) + " AND dp_x IS NOT NULL GROUP BY 1"
 	}
 	return nil
+}
+
+// binSQL is the histogram bin of a quantile's argument x (SQL): its clamped
+// value's offset from the lower bound in bin widths. On PostgreSQL the
+// offset is NUMERIC: over an int4 it could overflow (a negative lower bound
+// doubles the range), and a double's tiny offset divided by the width can
+// underflow, both of which PostgreSQL raises (total.go).
+func (r *renderer) binSQL(x string, agg *Aggregate) string {
+	v := r.clamp(x, agg.Lower, agg.Upper)
+	if r.dialect == parser.PostgreSQL {
+		v = "CAST(" + v + " AS NUMERIC)"
+	}
+	return "FLOOR((" + v + " - " + number(agg.Lower) + ") / " + number(agg.BinWidth) + ")"
 }

@@ -30,6 +30,12 @@ type renderer struct {
 	// falls through to them. The catalog renderer (catalog.go) uses it for
 	// the constructs only catalog queries may contain.
 	extend func(parser.Expr) (sql string, handled bool, err error)
+	// total, when set, makes every expression of a DP statement total: it
+	// cannot fail on a row's value and costs a bounded time per row
+	// (total.go). numeric is set while rendering a value that flows into
+	// arithmetic: its columns are then clamped to their policy bounds.
+	total   *analysis
+	numeric bool
 }
 
 func (r *renderer) ident(name string) string { return quoteIdent(r.dialect, name) }
@@ -114,26 +120,20 @@ func (r *renderer) clamp(x string, lo, hi float64) string {
 	return fmt.Sprintf("(CASE WHEN %[1]s < %[2]s THEN %[2]s WHEN %[1]s > %[3]s THEN %[3]s ELSE %[1]s END)", x, number(lo), number(hi))
 }
 
-// scalarFuncs is the allow-list of functions that may run in the backend
-// inside a DP query (in WHERE and, later, inside aggregates). They are
-// deterministic and cheap: no SLEEP/BENCHMARK (timing channels), no
-// LOAD_FILE, no user-defined or SQL-running functions.
-var scalarFuncs = map[string]bool{
-	"abs": true, "ceil": true, "ceiling": true, "floor": true, "round": true, "sign": true,
-	"mod": true, "sqrt": true, "power": true, "pow": true, "exp": true, "ln": true, "log": true,
-	"lower": true, "upper": true, "lcase": true, "ucase": true, "length": true, "char_length": true,
-	"trim": true, "ltrim": true, "rtrim": true, "substring": true, "substr": true, "concat": true,
-	"replace": true, "coalesce": true, "ifnull": true, "nullif": true, "greatest": true, "least": true,
-	"year": true, "month": true, "day": true, "left": true, "right": true,
-	"if": true, "btrim": true,
-}
-
 func (r *renderer) expr(e parser.Expr) (string, error) {
 	if r.extend != nil {
 		if s, handled, err := r.extend(e); handled || err != nil {
 			return s, err
 		}
 	}
+	if r.total != nil {
+		return r.totalExpr(e)
+	}
+	return r.node(e)
+}
+
+// node renders one expression node; its children go through expr.
+func (r *renderer) node(e parser.Expr) (string, error) {
 	switch e := e.(type) {
 	case *parser.ColumnRef:
 		if r.column != nil {
@@ -172,7 +172,7 @@ func (r *renderer) expr(e parser.Expr) (string, error) {
 			}
 			return r.datePartSQL(unit, s), nil
 		}
-		if !scalarFuncs[e.Name] || e.Schema != "" || e.Over || e.Distinct || e.Star {
+		if _, ok := scalarFuncs[e.Name]; !ok || e.Schema != "" || e.Over || e.Distinct || e.Star {
 			return "", refuse("function %s is not allowed in a differentially private query", strings.ToUpper(e.Name))
 		}
 		args := make([]string, len(e.Args))
@@ -312,6 +312,11 @@ func (r *renderer) binary(e *parser.Binary) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return r.binaryOp(e, l, rr)
+}
+
+// binaryOp writes l op rr, both rendered.
+func (r *renderer) binaryOp(e *parser.Binary, l, rr string) (string, error) {
 	if e.Op == parser.OpSub && r.dateColumn != nil && r.dateColumn(e.L) && r.dateColumn(e.R) {
 		return r.dateDiffSQL(l, rr), nil
 	}

@@ -60,7 +60,7 @@ func (a *analysis) buildSQL() error {
 
 // sqlRenderer renders expressions over the query's one table.
 func (a *analysis) sqlRenderer() *renderer {
-	r := &renderer{dialect: a.in.Dialect, params: a.in.Params}
+	r := &renderer{dialect: a.in.Dialect, params: a.in.Params, total: a}
 	r.column = func(ref *parser.ColumnRef) (string, error) {
 		name, err := a.column(ref)
 		if err != nil {
@@ -131,15 +131,33 @@ func (a *analysis) whereSQL(r *renderer) (string, error) {
 
 // quantitySQL is the aggregate computing one quantity over rows whose
 // argument is arg (SQL); units is the SQL of the privacy unit.
+//
+// The sums cannot fail either (total.go): SQLite's SUM raises "integer
+// overflow" past 2⁶³, so it sums REAL values there; a square of a value up
+// to maxBound overflows BIGINT (MySQL) and a square of an int4 above 46340
+// overflows int4 (PostgreSQL), so squares are DOUBLE in MySQL and SQLite
+// and NUMERIC in PostgreSQL, where a double's square can underflow, which
+// PostgreSQL raises. MySQL's and PostgreSQL's SUM of integers is DECIMAL /
+// NUMERIC (or BIGINT over int4), which cannot overflow.
 func (r *renderer) quantitySQL(agg *Aggregate, q Quantity, arg, units string) string {
 	mid := number((agg.Lower + agg.Upper) / 2)
+	clamped := r.clamp(arg, agg.Lower, agg.Upper)
+	if r.dialect == parser.SQLite {
+		clamped = "CAST(" + clamped + " AS REAL)"
+	}
 	switch q.Kind {
 	case QSum:
-		return "SUM(" + r.clamp(arg, agg.Lower, agg.Upper) + ")"
+		return "SUM(" + clamped + ")"
 	case QCenteredSum:
-		return "SUM(" + r.clamp(arg, agg.Lower, agg.Upper) + " - " + mid + ")"
+		return "SUM(" + clamped + " - " + mid + ")"
 	case QCenteredSquares:
-		d := "(" + r.clamp(arg, agg.Lower, agg.Upper) + " - " + mid + ")"
+		switch r.dialect {
+		case parser.MySQL:
+			clamped = "CAST(" + clamped + " AS DOUBLE)"
+		case parser.PostgreSQL:
+			clamped = "CAST(" + clamped + " AS NUMERIC)"
+		}
+		d := "(" + clamped + " - " + mid + ")"
 		return "SUM(" + d + " * " + d + ")"
 	case QDistinct:
 		return "COUNT(DISTINCT " + arg + ")"

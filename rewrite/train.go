@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -124,15 +125,48 @@ type CategoryTerm struct {
 // categorical value adding the weight of "column=value".
 func EvaluationSQL(ts *TrainingSet, d parser.Dialect, intercept float64, nums []NumericTerm, cats []CategoryTerm) string {
 	r := &renderer{dialect: d}
-	terms := []string{number(intercept)}
+	scale := scoreScale(intercept, nums, cats)
+	w := func(x float64) string { return number(finiteOrZero(x) * scale) }
+	terms := []string{w(intercept)}
 	for _, t := range nums {
 		mid := number((t.Lower + t.Upper) / 2)
 		x := "COALESCE(" + r.ident(t.Column) + ", " + mid + ")"
-		terms = append(terms, "("+number(t.Weight)+" * "+r.clamp(x, t.Lower, t.Upper)+")")
+		terms = append(terms, "("+w(t.Weight)+" * "+r.clamp(x, t.Lower, t.Upper)+")")
 	}
 	for _, t := range cats {
-		terms = append(terms, "(CASE WHEN "+r.ident(t.Column)+" = "+r.bind(t.Value)+" THEN "+number(t.Weight)+" ELSE 0 END)")
+		terms = append(terms, "(CASE WHEN "+r.ident(t.Column)+" = "+r.bind(t.Value)+" THEN "+w(t.Weight)+" ELSE 0 END)")
 	}
 	score := strings.Join(terms, " + ")
 	return "SELECT CASE WHEN " + score + " > 0 THEN 1 ELSE 0 END, dp_label, COUNT(*) FROM (" + ts.SQL + ") dp_eval GROUP BY 1, 2"
+}
+
+// scoreScale is a positive factor for every weight of a model that keeps
+// the score's public bound, |b| + Σ|wᵢ|·max(|loᵢ|, |hiᵢ|) + Σ|w_c|, within
+// maxBound, so that no backend's arithmetic on it can overflow (total.go).
+// Scaling all weights by one positive factor keeps the sign of the score,
+// which is all the prediction reads.
+func scoreScale(intercept float64, nums []NumericTerm, cats []CategoryTerm) float64 {
+	bound := math.Abs(finiteOrZero(intercept))
+	for _, t := range nums {
+		bound += math.Abs(finiteOrZero(t.Weight)) * math.Max(math.Abs(t.Lower), math.Abs(t.Upper))
+	}
+	for _, t := range cats {
+		bound += math.Abs(finiteOrZero(t.Weight))
+	}
+	if bound <= maxBound || math.IsInf(bound, 0) {
+		if math.IsInf(bound, 0) {
+			return 0 // cannot happen for finite weights and bounds
+		}
+		return 1
+	}
+	return maxBound / bound
+}
+
+// finiteOrZero keeps NaN and ±Inf, which a renderer would write as bare
+// identifiers, out of the SQL (train never produces them).
+func finiteOrZero(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
 }
