@@ -34,6 +34,9 @@ type Store interface {
 
 	// Put, Get, List and Delete keep small values beside the ledger.
 	Put(ctx context.Context, namespace, key string, value []byte) error
+	// Create is Put only if the key is absent, atomically (across a fleet
+	// on etcd too): it returns false, and writes nothing, if it exists.
+	Create(ctx context.Context, namespace, key string, value []byte) (bool, error)
 	Get(ctx context.Context, namespace, key string) ([]byte, bool, error)
 	List(ctx context.Context, namespace string) (map[string][]byte, error)
 	Delete(ctx context.Context, namespace, key string) error

@@ -25,6 +25,34 @@ func (l *Ledger) Put(ctx context.Context, namespace, key string, value []byte) e
 	return nil
 }
 
+// Create stores value under key in namespace only if no value is there, in
+// one transaction: of two concurrent Creates of one key exactly one returns
+// true (Badger's serializable snapshot isolation makes the loser's
+// transaction conflict; update retries it, and the retry sees the key). It
+// returns false, and writes nothing, when the key exists.
+func (l *Ledger) Create(ctx context.Context, namespace, key string, value []byte) (bool, error) {
+	if err := checkKV(ctx, namespace, key); err != nil {
+		return false, fmt.Errorf("ledger: create %s/%s: %w", namespace, key, err)
+	}
+	var created bool
+	err := l.update(ctx, func(txn *badger.Txn) error {
+		created = false
+		_, err := txn.Get(keyKV(namespace, key))
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
+		created = true
+		return txn.Set(keyKV(namespace, key), value)
+	})
+	if err != nil {
+		return false, fmt.Errorf("ledger: create %s/%s: %w", namespace, key, err)
+	}
+	return created, nil
+}
+
 // Get returns the value under key in namespace, and false if there is none.
 func (l *Ledger) Get(ctx context.Context, namespace, key string) ([]byte, bool, error) {
 	if err := checkKV(ctx, namespace, key); err != nil {

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -62,5 +64,54 @@ func TestKV(t *testing.T) {
 	// The KV store must not show up in the ledger's trail.
 	if es, _ := l.Entries(ctx, "", 0); len(es) != 0 {
 		t.Errorf("KV writes appear in the audit trail: %+v", es)
+	}
+}
+
+// TestKVCreate: Create writes only an absent key, and of many concurrent
+// Creates of one key exactly one wins (the model names of TRAIN).
+func TestKVCreate(t *testing.T) {
+	ctx := context.Background()
+	l, err := Open("", Options{InMemory: true, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if ok, err := l.Create(ctx, "models", "m", []byte("first")); !ok || err != nil {
+		t.Fatalf("Create of an absent key = %v, %v", ok, err)
+	}
+	if ok, err := l.Create(ctx, "models", "m", []byte("second")); ok || err != nil {
+		t.Fatalf("Create of an existing key = %v, %v", ok, err)
+	}
+	if v, _, _ := l.Get(ctx, "models", "m"); string(v) != "first" {
+		t.Errorf("Create replaced the value: %q", v)
+	}
+	if _, err := l.Create(ctx, "", "m", nil); err == nil {
+		t.Error("Create with an empty namespace succeeded")
+	}
+	const n = 16
+	wins := make(chan string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := fmt.Sprint("racer ", i)
+			ok, err := l.Create(ctx, "models", "race", []byte(v))
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				wins <- v
+			}
+		}()
+	}
+	wg.Wait()
+	close(wins)
+	var won []string
+	for v := range wins {
+		won = append(won, v)
+	}
+	if v, _, _ := l.Get(ctx, "models", "race"); len(won) != 1 || string(v) != won[0] {
+		t.Errorf("%d concurrent Creates: winners %q, stored %q; want exactly one, stored", n, won, v)
 	}
 }

@@ -63,14 +63,17 @@ func auditCategorical(t *testing.T, withLast bool) *Data {
 type auditCase struct {
 	data func(t *testing.T, withLast bool) *Data
 	stat func(w []float64) float64
+	// resample calls data before every fit (a sampled Data draws its
+	// sample as the rows are added).
+	resample bool
 }
 
 var (
 	// The projection on the left-out row's direction x_z ∝ (1, 1), along
 	// which its gradient moves the noise b.
-	numericAudit = auditCase{auditData, func(w []float64) float64 { return (w[0] + w[1]) / math.Sqrt2 }}
+	numericAudit = auditCase{data: auditData, stat: func(w []float64) float64 { return (w[0] + w[1]) / math.Sqrt2 }}
 	// c0's weight plus the bias's: both coordinates the left-out row moves.
-	categoricalAudit = auditCase{auditCategorical, func(w []float64) float64 { return w[0] + w[len(w)-1] }}
+	categoricalAudit = auditCase{data: auditCategorical, stat: func(w []float64) float64 { return w[0] + w[len(w)-1] }}
 )
 
 // empiricalLoss releases the weights of trials fits on each of the two
@@ -84,6 +87,9 @@ func empiricalLoss(t *testing.T, c auditCase, opts Options, trials int) (loss, r
 	for k, with := range []bool{true, false} {
 		d := c.data(t, with)
 		for range trials {
+			if c.resample {
+				d = c.data(t, with)
+			}
 			m, err := Fit(context.Background(), d, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -153,7 +159,7 @@ func TestPrivacyAudit(t *testing.T) {
 	// counts, hence the intercept, as well as the objective. The whole fit
 	// must stay within ε; the intercept carries both effects.
 	def := Options{Epsilon: eps, Lambda: 0.1}
-	intercept := auditCase{auditData, func(w []float64) float64 { return w[len(w)-1] }}
+	intercept := auditCase{data: auditData, stat: func(w []float64) float64 { return w[len(w)-1] }}
 	loss, raw := empiricalLoss(t, intercept, def, 16000)
 	t.Logf("objective with the label histogram: privacy loss ≥ %.3f (point estimate %.3f) for ε = %v", loss, raw, eps)
 	if loss > eps {

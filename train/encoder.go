@@ -127,16 +127,20 @@ func (e *Encoder) FeatureNames() []string { return append([]string(nil), e.names
 func (e *Encoder) Features() []Feature { return append([]Feature(nil), e.features...) }
 
 // encode writes the compact form of one row: the mapped numeric values u ∈
-// [−1, 1] (before the 1/K scale) and each group's category index.
+// [−1, 1] (before the 1/K scale) and each group's category index. It fails
+// only on a row of the wrong length.
 func (e *Encoder) encode(values []any, num []float32, cat []uint16) error {
 	if len(values) != len(e.features) {
 		return fmt.Errorf("train: row has %d values, want %d (one per feature)", len(values), len(e.features))
 	}
 	for s, fi := range e.numeric {
 		f := e.features[fi]
+		// A value that is not a number (a string in a numeric column of a
+		// dynamically typed backend, say) is taken as NULL: the encoding
+		// is total, so no row's value can fail a release.
 		v, ok, err := numericValue(values[fi])
 		if err != nil {
-			return fmt.Errorf("train: feature %q: %w", f.Name, err)
+			ok = false
 		}
 		num[s] = 0 // NULL: the centre of the public range
 		if ok {
@@ -147,7 +151,7 @@ func (e *Encoder) encode(values []any, num []float32, cat []uint16) error {
 		cat[s] = missingCode
 		key, ok, err := categoryValue(values[fi])
 		if err != nil {
-			return fmt.Errorf("train: feature %q: %w", e.features[fi].Name, err)
+			ok = false // not a category: as NULL, like a value outside the public ones
 		}
 		if c, known := e.codes[s][key]; ok && known {
 			cat[s] = uint16(c)

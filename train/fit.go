@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -39,6 +40,14 @@ type Options struct {
 	// nothing on counting. It need not equal the true count; it only scales
 	// the regulariser. No base rate is released then: the offset is 0.
 	PublicRows int64
+	// Labels, when set, is the label histogram released before the rows
+	// were loaded (ReleaseLabels, for this Epsilon): Fit uses it instead of
+	// releasing its own, and takes its ε from Epsilon.
+	Labels *LabelRelease
+	// Sample, when set, is the plan the rows were loaded with
+	// (NewSampledData; PlanSample with Labels): Fit normalises by its q·N̂,
+	// calibrates the fit at its amplified ε and reports its δ. Needs Labels.
+	Sample *SamplePlan
 
 	// weaken divides every noise by this factor when > 1. Only the privacy
 	// audit sets it, to show that the audit can fail.
@@ -70,6 +79,9 @@ func (o Options) validate() error {
 		if err := checkLambda(o.Lambda); err != nil {
 			return err
 		}
+	}
+	if o.Sample != nil && (o.Labels == nil || o.Sample.Total != o.Epsilon) {
+		return errors.New("train: a sampled fit needs the label counts released for its plan (Options.Labels) at the same ε")
 	}
 	if o.PublicRows < 0 {
 		return fmt.Errorf("train: public row count must not be negative, not %d", o.PublicRows)
@@ -118,6 +130,16 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Model, error) {
 	stats, err := labelHistogram(d, &opts, &eps, noiseAlongRow(des))
 	if err != nil {
 		return nil, err
+	}
+	if p := opts.Sample; p != nil {
+		// The rows are a Poisson sample at rate q: the objective is
+		// normalised by the public q·N̂, and the fit is calibrated at the
+		// amplified ε₀ (see sample.go), so that the sampled fit is ε-DP
+		// for what the histogram left; the cap's δ is reported.
+		stats.n = p.Rows
+		eps = p.Epsilon
+		m.Delta = p.Delta
+		m.Sample = &SampleInfo{Rate: p.Rate, Cap: p.Cap, DropBound: p.DropBound, FitEpsilon: p.Epsilon}
 	}
 	m.Rows = int64(stats.n)
 

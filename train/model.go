@@ -36,6 +36,20 @@ type Model struct {
 	// it is the chosen model's part of the rows, N/(candidates + 1).
 	Rows int64
 	RFF  *RFFParams // nil for a linear model
+	// Sample describes how the rows were sampled under the memory cap
+	// (nil when Fit saw every row it was given).
+	Sample *SampleInfo `json:",omitempty"`
+}
+
+// SampleInfo is the public record of a sampled fit (see sample.go). Rows of
+// the training set were kept independently with probability Rate, at most
+// Cap of them; the probability that the cap dropped any kept row is below
+// DropBound for every database, which is why Delta is 2⁻⁴⁰ rather than 0.
+type SampleInfo struct {
+	Rate       float64
+	Cap        int64
+	DropBound  float64
+	FitEpsilon float64 // ε₀ the weights were calibrated at (amplified by the sampling)
 }
 
 // setWeights fills Features and Weights from RawWeights.

@@ -21,6 +21,25 @@ func (l *Ledger) Put(ctx context.Context, namespace, key string, value []byte) e
 	return nil
 }
 
+// Create stores value under key in namespace only if the key does not exist:
+// one etcd transaction comparing the key's create revision with 0 (etcd's
+// "absent"), so that of concurrent Creates from any proxies of a fleet
+// exactly one succeeds. It returns false, and writes nothing, if it exists.
+func (l *Ledger) Create(ctx context.Context, namespace, key string, value []byte) (bool, error) {
+	if err := checkKV(namespace, key); err != nil {
+		return false, fmt.Errorf("etcdledger: create %s/%s: %w", namespace, key, err)
+	}
+	k := l.prefixKV(namespace) + key
+	resp, err := l.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+		Then(clientv3.OpPut(k, string(value))).
+		Commit()
+	if err != nil {
+		return false, fmt.Errorf("etcdledger: create %s/%s: %w", namespace, key, err)
+	}
+	return resp.Succeeded, nil
+}
+
 // Get returns the value under key in namespace, and false if there is none.
 func (l *Ledger) Get(ctx context.Context, namespace, key string) ([]byte, bool, error) {
 	if err := checkKV(namespace, key); err != nil {

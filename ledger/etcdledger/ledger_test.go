@@ -111,11 +111,41 @@ func TestChargeRefundBudgetsAndExport(t *testing.T) {
 	if m, _ := l.List(ctx, "models"); len(m) != 1 || string(m["m/1"]) != "w" {
 		t.Errorf("List = %q", m)
 	}
+	if ok, err := l.Create(ctx, "models", "m/1", []byte("other")); ok || err != nil {
+		t.Errorf("Create of an existing key = %v, %v", ok, err)
+	}
+	if v, _, _ := l.Get(ctx, "models", "m/1"); string(v) != "w" {
+		t.Errorf("Create replaced the value: %q", v)
+	}
 	if err := l.Delete(ctx, "models", "m/1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := l.Get(ctx, "models", "m/1"); ok {
 		t.Error("deleted key still there")
+	}
+	// Of concurrent Creates of one key exactly one wins.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var won []string
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := fmt.Sprint("racer ", i)
+			ok, err := l.Create(ctx, "models", "race", []byte(v))
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				won = append(won, v)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if v, _, _ := l.Get(ctx, "models", "race"); len(won) != 1 || string(v) != won[0] {
+		t.Errorf("concurrent Creates: winners %q, stored %q; want exactly one", won, v)
 	}
 }
 
