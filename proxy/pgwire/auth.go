@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dpproxy/dpproxy/policy"
+	"github.com/dpproxy/dpproxy/proxy/admission"
 )
 
 // credentials is what authentication needs of a user; *policy.User
@@ -38,6 +39,14 @@ var _ credentials = (*policy.User)(nil)
 // offered on a TLS connection tells an observer whether an existing user
 // has only a MySQL hash; nothing tells whether a user exists.
 func (c *conn) authenticate() error {
+	remote := c.raw.RemoteAddr()
+	if c.s.adm.LoginThrottled(remote) {
+		// No password is asked for, so a throttled address learns nothing
+		// from a guess; see admission.LoginFailed for why only failures
+		// count.
+		c.log.Debug("postgres login refused: address throttled", "remote", remote.String())
+		return errorf(stateInvalidPassword, "password authentication failed for user %q: too many failed logins from this address, wait a minute before trying again", admission.Clip(c.user))
+	}
 	var cred credentials
 	if u, ok := c.s.cfg.LookupUser(c.user); ok && u != nil {
 		cred = u
@@ -62,14 +71,17 @@ func (c *conn) authenticate() error {
 	}
 	var pe *pgError
 	if errors.As(err, &pe) && pe.state == stateInvalidPassword {
-		c.log.Warn("postgres login refused", "remote", c.raw.RemoteAddr(), "tls", c.tls)
+		if c.s.adm.LoginFailed(remote) {
+			c.log.Warn("postgres logins from this address throttled: too many failures", "remote", remote.String())
+		}
+		c.log.Warn("postgres login refused", "remote", remote.String(), "tls", c.tls)
 	}
 	return err
 }
 
 // errBadPassword is PostgreSQL's message for every failed login.
 func (c *conn) errBadPassword() error {
-	return errorf(stateInvalidPassword, "password authentication failed for user %q", c.user)
+	return errorf(stateInvalidPassword, "password authentication failed for user %q", admission.Clip(c.user))
 }
 
 // scram runs a SCRAM-SHA-256 exchange (see scramServer).

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dpproxy/dpproxy/proxy"
+	"github.com/dpproxy/dpproxy/proxy/admission"
 )
 
 // Transaction status bytes of ReadyForQuery.
@@ -36,6 +37,11 @@ type conn struct {
 	s   *Server
 	raw net.Conn // the accepted socket, beneath TLS
 	nc  net.Conn // raw, or the TLS connection over it
+	// adm is raw as admission sees it: it holds an unauthenticated slot
+	// and the handshake deadline until authentication ends (nil if the
+	// listener is not admission's).
+	adm *admission.Conn
+	rd  *msgReader // beneath be: drops messages over the statement limit
 	pid uint32
 	log *slog.Logger
 
@@ -65,7 +71,7 @@ type conn struct {
 func newConn(s *Server, nc net.Conn, pid uint32) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &conn{
-		s: s, raw: nc, nc: nc, pid: pid,
+		s: s, raw: nc, nc: nc, pid: pid, adm: admission.Unwrap(nc),
 		log:      s.log.With("pid", pid),
 		ctx:      ctx,
 		cancel:   cancel,
@@ -103,7 +109,7 @@ func (c *conn) finish() {
 		})
 	}
 	if c.slot {
-		c.s.active.Add(-1)
+		c.s.adm.Release()
 		c.slot = false
 	}
 	c.nc.Close()
@@ -177,6 +183,14 @@ func (c *conn) loop() {
 		}
 		if _, ok := msg.(*pgproto3.Terminate); ok {
 			return
+		}
+		if _, ok := msg.(*pgproto3.Flush); ok {
+			if o := c.rd.takeOversized(); o != nil {
+				if !c.handleOversized(o) {
+					return
+				}
+				continue
+			}
 		}
 		if c.skipping {
 			if _, ok := msg.(*pgproto3.Sync); !ok {
@@ -305,7 +319,7 @@ func (c *conn) writeTimeout() time.Duration {
 	if d := c.s.cfg.IdleTimeout; d > 0 {
 		return d
 	}
-	return startupTimeout
+	return c.s.handshakeTimeout()
 }
 
 // newSecretKey draws the BackendKeyData secret.

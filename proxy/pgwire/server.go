@@ -19,6 +19,7 @@ import (
 
 	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/proxy"
+	"github.com/dpproxy/dpproxy/proxy/admission"
 )
 
 // Session is what the engine gives one client connection (*proxy.Session
@@ -56,8 +57,14 @@ type Config struct {
 	// TLS, if set, answers SSLRequest with 'S'; without it clients are
 	// told 'N' and continue in plain text (or give up if they require TLS).
 	TLS *tls.Config
-	// MaxConnections caps the authenticated client connections; a login
-	// beyond it gets FATAL 53300. 0: no cap.
+	// Admission is shared with the other front door: the authenticated
+	// connections both count against (a login beyond its MaxConnections
+	// gets FATAL 53300), the cap and deadline on unauthenticated
+	// connections, and the failed-login throttle. nil: one of this door's
+	// own, with MaxConnections and DefaultHandshakeTimeout.
+	Admission *admission.Admission
+	// MaxConnections caps the authenticated client connections when
+	// Admission is nil. 0: no cap.
 	MaxConnections int
 	// IdleTimeout closes a connection whose client sent nothing for that
 	// long. 0: never.
@@ -66,8 +73,11 @@ type Config struct {
 	QueryTimeout time.Duration
 	// Logger receives connection and error logs (nil: slog.Default()).
 	Logger *slog.Logger
-	// MaxMessageBytes refuses larger client messages (FATAL 08P01, the
-	// connection is closed) before reading them. 0: DefaultMaxMessageBytes.
+	// MaxMessageBytes refuses larger client messages after
+	// authentication: the message is dropped unbuffered as it arrives and
+	// answered with 54000, and the connection goes on. 0:
+	// DefaultMaxMessageBytes. (Before authentication the limit is
+	// admission.MaxHandshakeMessage, and the connection is closed.)
 	MaxMessageBytes int
 }
 
@@ -75,14 +85,20 @@ type Config struct {
 // 16: the catalogs dpproxy answers from are those of PostgreSQL 16.
 const DefaultServerVersion = "16.0 (dpproxy)"
 
-// DefaultMaxMessageBytes bounds one client message: ample for any query or
-// a Bind with large text parameters, small enough that a few hundred
-// connections cannot exhaust memory with one message each.
-const DefaultMaxMessageBytes = 16 << 20
+// DefaultMaxMessageBytes bounds one client message: limits.max_statement_bytes'
+// default and room for a Bind's parameters.
+const DefaultMaxMessageBytes = policy.DefaultMaxStatementBytes + StatementSlack
 
-// startupTimeout bounds the time from accept to the end of authentication,
-// as PostgreSQL's authentication_timeout (default 1 min).
-const startupTimeout = time.Minute
+// StatementSlack is what a message may carry beyond its statement text: a
+// Parse's name and parameter types, a Bind's parameters. The engine checks
+// the statement text itself against limits.max_statement_bytes.
+const StatementSlack = 64 << 10
+
+// DefaultHandshakeTimeout bounds the time from accept to the end of
+// authentication when Config.Admission is nil, as limits.handshake_timeout
+// (PostgreSQL's authentication_timeout is a minute; a proxy in front of
+// it has no reason to wait that long for a client's password).
+const DefaultHandshakeTimeout = 10 * time.Second
 
 // Server is a listening PostgreSQL front door.
 type Server struct {
@@ -100,8 +116,7 @@ type Server struct {
 	wg     sync.WaitGroup
 
 	nextPID atomic.Uint32
-	// active counts connections holding a MaxConnections slot.
-	active atomic.Int64
+	adm     *admission.Admission
 }
 
 // Listen binds cfg.Addr. Call Serve to accept connections.
@@ -115,9 +130,13 @@ func Listen(cfg Config) (*Server, error) {
 	if cfg.MaxMessageBytes <= 0 {
 		cfg.MaxMessageBytes = DefaultMaxMessageBytes
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, conns: make(map[uint32]*conn)}
+	s := &Server{cfg: cfg, log: cfg.Logger, conns: make(map[uint32]*conn), adm: cfg.Admission}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.adm == nil {
+		s.adm = admission.New(admission.Config{MaxConnections: cfg.MaxConnections,
+			HandshakeTimeout: DefaultHandshakeTimeout, Logger: s.log})
 	}
 	s.log = s.log.With("frontend", "postgres")
 	s.mockSecret = make([]byte, 32)
@@ -128,8 +147,18 @@ func Listen(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgwire: listen on %s: %w", cfg.Addr, err)
 	}
-	s.ln = ln
+	// Accept retries on EMFILE and the like, sheds connections beyond
+	// max_unauthenticated and closes handshakes that take too long.
+	s.ln = s.adm.Listen(ln, "postgres")
 	return s, nil
+}
+
+// handshakeTimeout bounds the startup phase.
+func (s *Server) handshakeTimeout() time.Duration {
+	if d := s.adm.HandshakeTimeout(); d > 0 {
+		return d
+	}
+	return DefaultHandshakeTimeout
 }
 
 // Addr is the address the server listens on.
@@ -147,13 +176,9 @@ func (s *Server) Serve() error {
 			if closed {
 				return nil
 			}
-			if errors.Is(err, net.ErrClosed) {
-				return fmt.Errorf("pgwire: accept on %s: %w", s.Addr(), err)
-			}
-			// Out of file descriptors and the like pass: back off, go on.
-			s.log.Warn("postgres accept failed", "error", err)
-			time.Sleep(50 * time.Millisecond)
-			continue
+			// admission's listener has already retried what passes
+			// (EMFILE and the like): this one does not.
+			return fmt.Errorf("pgwire: accept on %s: %w", s.Addr(), err)
 		}
 		c := s.newConn(nc)
 		if c == nil {
@@ -232,18 +257,6 @@ func (s *Server) cancelRequest(pid uint32, key []byte) {
 	c.cancelStatement()
 }
 
-// admit takes a connection slot for an authenticated client.
-func (s *Server) admit() bool {
-	if s.cfg.MaxConnections <= 0 {
-		return true
-	}
-	for {
-		n := s.active.Load()
-		if n >= int64(s.cfg.MaxConnections) {
-			return false
-		}
-		if s.active.CompareAndSwap(n, n+1) {
-			return true
-		}
-	}
-}
+// admit takes one of the connection slots both doors share, for an
+// authenticated client.
+func (s *Server) admit() bool { return s.adm.Acquire() }

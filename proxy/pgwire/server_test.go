@@ -380,20 +380,26 @@ func TestMaxConnections(t *testing.T) {
 	}
 }
 
+// TestOversizedMessage: after authentication a message over the limit is
+// dropped unread and answered with 54000, in both protocols, and the
+// connection goes on.
 func TestOversizedMessage(t *testing.T) {
-	s, _ := startServer(t, func(c *Config) { c.MaxMessageBytes = 1024 })
-	c := connectMode(t, s, pgx.QueryExecModeSimpleProtocol)
-	_, err := c.Exec(context.Background(), "select "+strings.Repeat("x", 2000))
-	wantState(t, err, stateProtocol)
-	if !c.PgConn().IsClosed() {
-		// pgx closes on FATAL; a read confirms the server did too.
-		if err := c.Ping(context.Background()); err == nil {
-			t.Fatal("the connection survived an oversized message")
+	s, e := startServer(t, func(c *Config) { c.MaxMessageBytes = 1024 })
+	big := "select " + strings.Repeat("x", 2000)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
+		c := connectMode(t, s, mode)
+		_, err := c.Exec(context.Background(), big)
+		wantState(t, err, stateProgramLimit)
+		var n int64
+		if err := c.QueryRow(context.Background(), "select 1").Scan(&n); err != nil || n != 1 {
+			t.Fatalf("%v: the connection did not survive: %d, %v", mode, n, err)
 		}
 	}
-	c2 := connectMode(t, s, pgx.QueryExecModeSimpleProtocol)
-	if err := c2.Ping(context.Background()); err != nil {
-		t.Fatal(err)
+	_, _, received, _ := e.snapshot()
+	for _, sql := range received {
+		if strings.Contains(sql, "xxx") {
+			t.Fatal("the engine received the oversized statement")
+		}
 	}
 }
 

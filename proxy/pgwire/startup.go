@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dpproxy/dpproxy/proxy"
+	"github.com/dpproxy/dpproxy/proxy/admission"
 )
 
 // Request codes of the startup packet (protocol.sgml, "Message Formats").
@@ -30,7 +31,9 @@ const maxStartupPacket = 10000
 // message, authentication and the session. It reports whether the
 // connection goes on to queries.
 func (c *conn) startup() bool {
-	deadline := time.Now().Add(startupTimeout)
+	// The admission timer closes the socket at the same moment; the
+	// deadline makes the reads fail with a timeout that can be reported.
+	deadline := time.Now().Add(c.s.handshakeTimeout())
 	_ = c.nc.SetDeadline(deadline)
 	var startup *pgproto3.StartupMessage
 	for startup == nil {
@@ -57,13 +60,16 @@ func (c *conn) startup() bool {
 			startup = m
 		}
 	}
-	c.be = pgproto3.NewBackend(c.nc, c.nc)
-	c.be.SetMaxBodyLen(c.s.cfg.MaxMessageBytes)
+	c.rd = &msgReader{r: c.nc}
+	c.be = pgproto3.NewBackend(c.rd, c.nc)
+	// Authentication messages are small: a larger one ends the connection
+	// before it is buffered.
+	c.be.SetMaxBodyLen(admission.MaxHandshakeMessage)
 	c.negotiateProtocol(startup)
 
 	params := startup.Parameters
 	c.user = params["user"]
-	c.log = c.log.With("user", c.user)
+	c.log = c.log.With(admission.String("user", c.user))
 	if c.user == "" {
 		c.fatal(errorf("28000", "no PostgreSQL user name specified in startup packet"))
 		return false
@@ -74,12 +80,19 @@ func (c *conn) startup() bool {
 		}
 		return false
 	}
+	if c.adm != nil && !c.adm.Authenticated() {
+		return false // the handshake deadline closed the connection
+	}
 	if !c.s.admit() {
-		c.log.Warn("postgres connection refused: too many connections", "max", c.s.cfg.MaxConnections)
+		c.log.Warn("postgres connection refused: too many connections", "max", c.s.adm.MaxConnections())
 		c.fatal(errorf(stateTooManyConns, "sorry, too many clients already"))
 		return false
 	}
 	c.slot = true
+	// From now on a message over the statement limit is dropped and
+	// answered (msgReader); SetMaxBodyLen stays as a second line.
+	c.rd.max = c.s.cfg.MaxMessageBytes
+	c.be.SetMaxBodyLen(c.s.cfg.MaxMessageBytes)
 	if err := c.open(params); err != nil {
 		c.log.Warn("cannot open session", "error", err)
 		c.fatal(err)
@@ -104,7 +117,7 @@ func (c *conn) startup() bool {
 		return false
 	}
 	_ = c.nc.SetDeadline(time.Time{})
-	c.log.Debug("postgres connection ready", "database", params["database"], "tls", c.tls)
+	c.log.Debug("postgres connection ready", admission.String("database", params["database"]), "tls", c.tls)
 	return true
 }
 
