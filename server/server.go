@@ -20,6 +20,7 @@ import (
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/proxy"
+	"github.com/dpproxy/dpproxy/proxy/admission"
 	"github.com/dpproxy/dpproxy/proxy/mysqlwire"
 	"github.com/dpproxy/dpproxy/proxy/pgwire"
 )
@@ -36,14 +37,17 @@ type Options struct {
 type Server struct {
 	Engine  *proxy.Engine
 	Metrics *metrics.Metrics
-	backend *backend.Backend
-	ledger  ledger.Store
-	mysql   *mysqlwire.Server
-	pg      *pgwire.Server
-	admin   *admin.Server
-	log     *slog.Logger
-	wg      sync.WaitGroup
-	errs    chan error
+	// Admission is what both front doors share: connection slots, the
+	// unauthenticated cap and deadline, the failed-login throttle.
+	Admission *admission.Admission
+	backend   *backend.Backend
+	ledger    ledger.Store
+	mysql     *mysqlwire.Server
+	pg        *pgwire.Server
+	admin     *admin.Server
+	log       *slog.Logger
+	wg        sync.WaitGroup
+	errs      chan error
 }
 
 // OpenLedger opens the ledger the policy names: etcd when ledger.etcd lists
@@ -103,6 +107,17 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	eng := s.Engine
+	// One Admission for both doors: limits.max_connections is one number
+	// for the proxy, not one per protocol, and an attacker who fills one
+	// door's handshakes must not also get the other's.
+	lim := pol.Limits
+	s.Admission = admission.New(admission.Config{
+		MaxConnections:     lim.MaxConnections,
+		MaxUnauthenticated: lim.MaxUnauthenticated,
+		HandshakeTimeout:   lim.HandshakeTimeout.Duration,
+		MaxFailedLogins:    lim.MaxFailedLogins,
+		Logger:             log,
+	})
 	if pol.Listen.MySQL != "" {
 		s.mysql, err = mysqlwire.Listen(mysqlwire.Config{
 			Addr:       pol.Listen.MySQL,
@@ -114,12 +129,13 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 				}
 				return s, nil
 			},
-			ServerVersion:  eng.ServerVersion(),
-			TLS:            tlsConfig,
-			MaxConnections: pol.Limits.MaxConnections,
-			IdleTimeout:    pol.Limits.IdleTimeout.Duration,
-			QueryTimeout:   pol.Limits.QueryTimeout.Duration,
-			Logger:         log,
+			ServerVersion:     eng.ServerVersion(),
+			TLS:               tlsConfig,
+			Admission:         s.Admission,
+			MaxStatementBytes: lim.MaxStatementBytes,
+			IdleTimeout:       lim.IdleTimeout.Duration,
+			QueryTimeout:      lim.QueryTimeout.Duration,
+			Logger:            log,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("server: listening for MySQL clients on %s: %w", pol.Listen.MySQL, err)
@@ -138,12 +154,13 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 				}
 				return s, nil
 			},
-			ServerVersion:  proxy.PostgresVersion,
-			TLS:            tlsConfig,
-			MaxConnections: pol.Limits.MaxConnections,
-			IdleTimeout:    pol.Limits.IdleTimeout.Duration,
-			QueryTimeout:   pol.Limits.QueryTimeout.Duration,
-			Logger:         log,
+			ServerVersion:   proxy.PostgresVersion,
+			TLS:             tlsConfig,
+			Admission:       s.Admission,
+			MaxMessageBytes: maxMessageBytes(lim.MaxStatementBytes),
+			IdleTimeout:     lim.IdleTimeout.Duration,
+			QueryTimeout:    lim.QueryTimeout.Duration,
+			Logger:          log,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("server: listening for PostgreSQL clients on %s: %w", pol.Listen.Postgres, err)
@@ -163,6 +180,15 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 		log.Info("serving metrics and the budget page", "addr", s.admin.Addr())
 	}
 	return s, nil
+}
+
+// maxMessageBytes is the PostgreSQL door's message limit for a statement
+// limit: the statement, and room for a Bind's parameters.
+func maxMessageBytes(maxStatement int) int {
+	if maxStatement <= 0 {
+		return 0 // the door's default
+	}
+	return maxStatement + pgwire.StatementSlack
 }
 
 func (s *Server) serve(name string, serve func() error) {
