@@ -12,6 +12,7 @@
 package admission
 
 import (
+	"container/list"
 	"log/slog"
 	"net"
 	"sync"
@@ -24,9 +25,23 @@ type Config struct {
 	// MaxConnections caps the authenticated connections over both doors.
 	MaxConnections int
 	// MaxUnauthenticated caps the connections that have not finished
-	// authenticating, over both doors. A connection accepted beyond it is
-	// closed at once, before a byte is read from it.
+	// authenticating, over both doors. When a connection is accepted
+	// beyond it, the oldest handshake is closed if it has taken more than
+	// EvictAfter; otherwise the new connection is closed at once, before a
+	// byte is read from it.
+	//
+	// Refusing only new connections would let an attacker hold every slot
+	// with MaxUnauthenticated/HandshakeTimeout connections a second (6.4/s
+	// with the defaults) and keep every real client out. A real client
+	// finishes its handshake in milliseconds; evicting handshakes older
+	// than EvictAfter means an attacker must open MaxUnauthenticated
+	// connections every EvictAfter to keep a client out, and even then only
+	// clients whose handshake is slower than EvictAfter.
 	MaxUnauthenticated int
+	// EvictAfter is the age beyond which a handshake may be closed to make
+	// room for a new connection (default one second, at most
+	// HandshakeTimeout).
+	EvictAfter time.Duration
 	// HandshakeTimeout is how long a connection may take from accept to
 	// the end of its authentication; then it is closed.
 	HandshakeTimeout time.Duration
@@ -64,8 +79,12 @@ type Admission struct {
 	cfg Config
 	log *slog.Logger
 
-	authenticated   atomic.Int64 // connections holding a MaxConnections slot
-	unauthenticated atomic.Int64 // accepted connections still in their handshake
+	authenticated atomic.Int64 // connections holding a MaxConnections slot
+
+	// mu guards pending and every Conn's move out of its handshake.
+	mu sync.Mutex
+	// pending are the connections in their handshake, oldest first.
+	pending list.List
 
 	failures *throttle
 
@@ -87,6 +106,12 @@ func New(cfg Config) *Admission {
 	}
 	if cfg.now == nil {
 		cfg.now = time.Now
+	}
+	if cfg.EvictAfter <= 0 {
+		cfg.EvictAfter = time.Second
+	}
+	if cfg.HandshakeTimeout > 0 {
+		cfg.EvictAfter = min(cfg.EvictAfter, cfg.HandshakeTimeout)
 	}
 	return &Admission{
 		cfg:      cfg,
@@ -128,20 +153,43 @@ func (a *Admission) Authenticated() int { return int(a.authenticated.Load()) }
 
 // Unauthenticated is the number of accepted connections still in their
 // handshake.
-func (a *Admission) Unauthenticated() int { return int(a.unauthenticated.Load()) }
+func (a *Admission) Unauthenticated() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.pending.Len()
+}
 
-// admitNew takes an unauthenticated slot for a just-accepted connection.
-func (a *Admission) admitNew() bool {
-	limit := int64(a.cfg.MaxUnauthenticated)
-	for {
-		n := a.unauthenticated.Load()
-		if limit > 0 && n >= limit {
+// admitNew registers c as in its handshake, making room if the cap is
+// reached by evicting the oldest handshake if it is older than EvictAfter.
+// It reports false if there is no room: c must be closed unread.
+func (a *Admission) admitNew(c *Conn) bool {
+	var evicted *Conn
+	a.mu.Lock()
+	if limit := a.cfg.MaxUnauthenticated; limit > 0 && a.pending.Len() >= limit {
+		oldest := a.pending.Front().Value.(*Conn)
+		if a.cfg.now().Sub(oldest.accepted) < a.cfg.EvictAfter {
+			a.mu.Unlock()
 			return false
 		}
-		if a.unauthenticated.CompareAndSwap(n, n+1) {
-			return true
-		}
+		oldest.leaveHandshake(stateExpired)
+		evicted = oldest
 	}
+	c.elem = a.pending.PushBack(c)
+	a.mu.Unlock()
+	if evicted != nil {
+		a.evicting(evicted)
+	}
+	return true
+}
+
+// evicting closes a handshake evicted to make room, and logs it like a
+// shed connection.
+func (a *Admission) evicting(c *Conn) {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.closeSocket()
+	a.shedding(c.door, c.RemoteAddr())
 }
 
 // shedding logs that a connection was closed unread, at most once a
@@ -155,7 +203,7 @@ func (a *Admission) shedding(door string, remote net.Addr) {
 		return
 	}
 	a.shed.Add(-n)
-	a.log.Warn("connections closed unread: too many unauthenticated connections",
+	a.log.Warn("connections closed: too many unauthenticated connections",
 		"door", door, "max_unauthenticated", a.cfg.MaxUnauthenticated, "closed", n, "last_remote", remote.String())
 }
 

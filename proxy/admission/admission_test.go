@@ -135,6 +135,65 @@ func TestUnauthenticatedCapClosesUnread(t *testing.T) {
 	}
 }
 
+// TestOldHandshakeIsEvicted: at the cap, a handshake older than
+// EvictAfter makes room for a new connection, so that connections opened
+// and left idle cannot keep real clients out for the whole timeout.
+func TestOldHandshakeIsEvicted(t *testing.T) {
+	a := New(Config{MaxUnauthenticated: 2, EvictAfter: 200 * time.Millisecond, HandshakeTimeout: time.Minute})
+	l, addr := listen(t, a)
+	var clients []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		clients = append(clients, c)
+		nc, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+	}
+	// Young handshakes are kept: the newcomer is closed.
+	young, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer young.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		nc, err := l.Accept()
+		if err == nil {
+			accepted <- nc
+		}
+	}()
+	if !closedByPeer(young, 2*time.Second) {
+		t.Fatal("a connection over the cap was kept while the others were young")
+	}
+	time.Sleep(300 * time.Millisecond)
+	late, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	select {
+	case nc := <-accepted:
+		defer nc.Close()
+	case <-time.After(2 * time.Second):
+		t.Fatal("no room was made for a new connection")
+	}
+	if !closedByPeer(clients[0], 2*time.Second) {
+		t.Fatal("the oldest handshake was not closed")
+	}
+	if closedByPeer(clients[1], 100*time.Millisecond) {
+		t.Fatal("the second handshake was closed too")
+	}
+	if n := a.Unauthenticated(); n != 2 {
+		t.Fatalf("%d unauthenticated, want 2", n)
+	}
+}
+
 func TestHandshakeTimeoutClosesTheConnection(t *testing.T) {
 	a := New(Config{HandshakeTimeout: 100 * time.Millisecond})
 	l, addr := listen(t, a)

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"container/list"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -24,7 +25,8 @@ const (
 //     net/http's Server.Serve does, so that a flood of connections that
 //     exhausts the descriptors cannot end the accept loop and with it the
 //     process;
-//   - closes, unread, a connection beyond MaxUnauthenticated;
+//   - beyond MaxUnauthenticated, closes the oldest handshake if it is
+//     older than EvictAfter, or else the new connection, unread;
 //   - returns every other connection as a *Conn, which holds an
 //     unauthenticated slot and is closed if it has not authenticated within
 //     HandshakeTimeout.
@@ -61,12 +63,22 @@ func (l *Listener) Accept() (net.Conn, error) {
 			l.sleep(delay)
 			continue
 		}
-		if !l.a.admitNew() {
+		c := &Conn{Conn: nc, a: l.a, door: l.door, accepted: l.a.cfg.now()}
+		if d := l.a.cfg.HandshakeTimeout; d > 0 {
+			// A timer rather than a read deadline: vitess sets its own
+			// read deadline before every read, and the handshake also
+			// covers TLS and the writes of a client that does not read.
+			c.timer = time.AfterFunc(d, c.expire)
+		}
+		if !l.a.admitNew(c) {
+			if c.timer != nil {
+				c.timer.Stop()
+			}
 			l.a.shedding(l.door, nc.RemoteAddr())
-			nc.Close()
+			c.closeSocket()
 			continue
 		}
-		return l.a.newConn(nc, l.door), nil
+		return c, nil
 	}
 }
 
@@ -103,7 +115,10 @@ type Conn struct {
 	net.Conn
 	a     *Admission
 	door  string
+	// state is read without a lock; it leaves stateHandshake only under
+	// a.mu, with elem.
 	state atomic.Int32
+	elem  *list.Element // in a.pending while in the handshake
 	timer *time.Timer
 	// preAuth counts bytes read while in the handshake.
 	preAuth atomic.Int64
@@ -120,26 +135,31 @@ var ErrHandshakeTimeout = errors.New("admission: handshake timed out")
 // errPreAuthTooLarge is returned by a read that exceeds MaxPreAuthBytes.
 var errPreAuthTooLarge = errors.New("admission: too many bytes before authentication")
 
-func (a *Admission) newConn(nc net.Conn, door string) *Conn {
-	c := &Conn{Conn: nc, a: a, door: door, accepted: a.cfg.now()}
-	if d := a.cfg.HandshakeTimeout; d > 0 {
-		// A timer rather than a read deadline: vitess sets its own read
-		// deadline before every read, and the handshake also covers TLS
-		// and the writes of a client that does not read.
-		c.timer = time.AfterFunc(d, c.expire)
-	}
-	return c
-}
-
 // expire ends a handshake that took too long.
 func (c *Conn) expire() {
-	if !c.state.CompareAndSwap(stateHandshake, stateExpired) {
+	c.a.mu.Lock()
+	ok := c.leaveHandshake(stateExpired)
+	c.a.mu.Unlock()
+	if !ok {
 		return
 	}
-	c.a.unauthenticated.Add(-1)
 	c.a.log.Info("handshake timed out; closing", "door", c.door, "remote", c.RemoteAddr().String(),
 		"handshake_timeout", c.a.cfg.HandshakeTimeout)
 	c.closeSocket()
+}
+
+// leaveHandshake moves c out of its handshake to state, giving back its
+// place; false if it had already left. The caller holds c.a.mu.
+func (c *Conn) leaveHandshake(state int32) bool {
+	if c.state.Load() != stateHandshake {
+		return false
+	}
+	c.state.Store(state)
+	if c.elem != nil {
+		c.a.pending.Remove(c.elem)
+		c.elem = nil
+	}
+	return true
 }
 
 // Authenticated ends the handshake: the connection's unauthenticated slot
@@ -147,14 +167,13 @@ func (c *Conn) expire() {
 // already timed out or the connection was closed; the door must then drop
 // the connection.
 func (c *Conn) Authenticated() bool {
-	if !c.state.CompareAndSwap(stateHandshake, stateAuthenticated) {
-		return false
-	}
-	if c.timer != nil {
+	c.a.mu.Lock()
+	ok := c.leaveHandshake(stateAuthenticated)
+	c.a.mu.Unlock()
+	if ok && c.timer != nil {
 		c.timer.Stop()
 	}
-	c.a.unauthenticated.Add(-1)
-	return true
+	return ok
 }
 
 // InHandshake reports whether the connection has not yet authenticated
@@ -194,11 +213,11 @@ func (c *Conn) Read(p []byte) (int, error) {
 // Close closes the socket and frees the unauthenticated slot if the
 // connection still held it.
 func (c *Conn) Close() error {
-	if c.state.CompareAndSwap(stateHandshake, stateClosed) {
-		if c.timer != nil {
-			c.timer.Stop()
-		}
-		c.a.unauthenticated.Add(-1)
+	c.a.mu.Lock()
+	ok := c.leaveHandshake(stateClosed)
+	c.a.mu.Unlock()
+	if ok && c.timer != nil {
+		c.timer.Stop()
 	}
 	return c.closeSocket()
 }
