@@ -113,8 +113,8 @@ const (
 // is closed when HandshakeTimeout passes.
 type Conn struct {
 	net.Conn
-	a     *Admission
-	door  string
+	a    *Admission
+	door string
 	// state is read without a lock; it leaves stateHandshake only under
 	// a.mu, with elem.
 	state atomic.Int32
