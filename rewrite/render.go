@@ -156,7 +156,7 @@ func (r *renderer) node(e parser.Expr) (string, error) {
 		case parser.OpNot:
 			return "(NOT " + x + ")", nil
 		case parser.OpNeg:
-			return "(-" + x + ")", nil
+			return "(- " + x + ")", nil // a space: "--1" would start a comment
 		}
 		return "", unsupported("operator %s", e.Op)
 	case *parser.Binary:

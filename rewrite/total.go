@@ -283,7 +283,7 @@ func (r *renderer) arithmetic(e parser.Expr) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return "(-" + x + ")", nil
+		return "(- " + x + ")", nil // a space: "--1" would start a comment
 	}
 	n := e.(*parser.Binary)
 	if n.Op == parser.OpSub && r.dateColumn != nil && r.dateColumn(n.L) && r.dateColumn(n.R) {
