@@ -229,6 +229,9 @@ type Decision struct {
 // *BudgetError if c does not fit.
 func Decide(c Charge, lim Limits, user, pool Spent) (Decision, error) {
 	asked := Budget{Epsilon: c.Epsilon, Delta: c.Delta}
+	if floor := lim.MinEpsilonPerQuery; floor > 0 && !(c.Epsilon >= floor*(1-relTol)) {
+		return Decision{}, &BudgetError{Who: c.Role, Asked: asked, Total: Budget{Epsilon: floor}, Floor: true}
+	}
 	if q := lim.MaxPerQuery; (q.Epsilon > 0 && c.Epsilon > q.Epsilon*(1+relTol)) || (q.Delta > 0 && c.Delta > q.Delta*(1+relTol)) {
 		return Decision{}, &BudgetError{Who: c.Role, Asked: asked, Total: q, PerQuery: true}
 	}

@@ -31,12 +31,18 @@ type BudgetError struct {
 	Total    Budget
 	Pool     bool // the role's shared pool, not the user's own allowance, ran out
 	PerQuery bool // the query alone asks more than the role's cap per query
+	// Floor is set when the query asks less ε than the role's floor per
+	// query (Total.Epsilon holds the floor).
+	Floor bool
 }
 
 // Error says what was asked, what is spent and what is left, e.g.
 // "privacy budget exceeded for user alice: query needs ε=1 δ=1e-06, spent ε=9.5 of 10 (0.5 left; basic), δ=0 of 1e-05 (9e-06 left, 1e-06 reserved)".
 func (e *BudgetError) Error() string {
 	var b strings.Builder
+	if e.Floor {
+		return fmt.Sprintf("a query of role %s must spend at least ε=%g (min_epsilon_per_query), this one asks ε=%g", e.Who, e.Total.Epsilon, e.Asked.Epsilon)
+	}
 	b.WriteString(ErrBudgetExceeded.Error())
 	if e.PerQuery {
 		fmt.Fprintf(&b, ": a query of role %s may spend at most", e.Who)

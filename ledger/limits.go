@@ -18,6 +18,9 @@ type Limits struct {
 	Pool *Budget // optional: the role's pool shared by all its users
 	// MaxPerQuery caps one charge's ε and δ; a zero field is no cap.
 	MaxPerQuery Budget
+	// MinEpsilonPerQuery is the least ε one charge may ask (0: no floor).
+	// Without it a probe at ε = 5e-324 would be all but free.
+	MinEpsilonPerQuery float64
 }
 
 // BudgetChange is a change DBAs make in SQL (SET PRIVACY BUDGET ...). A nil

@@ -28,7 +28,7 @@ func (r *release) answer(plan *rewrite.Plan, groups []group) (*Result, error) {
 	rows := make([]outRow, 0, len(released))
 	for _, g := range released {
 		aggs, cis := r.noisyAggregates(plan, g)
-		env := &groupEnv{plan: plan, keys: g.keys, aggs: aggs}
+		env := &groupEnv{plan: plan, keys: g.keys, aggs: aggs, args: r.args}
 		vals := make([]any, len(plan.Items))
 		for i, it := range plan.Items {
 			v, err := eval.Eval(it.Expr, env)
@@ -413,6 +413,32 @@ type groupEnv struct {
 	keys  []any
 	aggs  []any
 	items []any // the evaluated select list, for aliases in HAVING / ORDER BY
+	args  []Value
+}
+
+// ResolvesCall implements eval.Resolver: the plan's aggregates.
+func (g *groupEnv) ResolvesCall(f *parser.Func) bool {
+	_, ok := g.plan.AggregateOf(f)
+	return ok
+}
+
+// ResolvesColumn implements eval.Resolver: group keys, and select-list
+// aliases for unqualified names.
+func (g *groupEnv) ResolvesColumn(ref *parser.ColumnRef) bool {
+	name := strings.ToLower(ref.Name)
+	for _, k := range g.plan.Keys {
+		if k.Name == name {
+			return true
+		}
+	}
+	if ref.Table == "" {
+		for _, it := range g.plan.Items {
+			if strings.EqualFold(it.Name, ref.Name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (g *groupEnv) Column(ref *parser.ColumnRef) (any, error) {
@@ -437,7 +463,10 @@ func (g *groupEnv) Variable(v *parser.Variable) (any, error) {
 }
 
 func (g *groupEnv) Param(i int) (any, error) {
-	return nil, fmt.Errorf("parameters are not allowed here")
+	if i < 0 || i >= len(g.args) {
+		return nil, fmt.Errorf("parameter %d has no value", i+1)
+	}
+	return g.args[i], nil
 }
 
 func (g *groupEnv) Call(f *parser.Func) (any, bool, error) {

@@ -26,13 +26,18 @@ type cachedAnswer struct {
 }
 
 // answerKey identifies a repeat: the same user, statement text, parameters
-// and privacy parameters (ε, δ, mechanism, confidence). The text is used
+// (values and types) and privacy parameters (ε, δ, mechanism, confidence). The text is used
 // whole, not its fingerprint, so that different literals never share an
 // answer.
 func (s *Session) answerKey(sqlText string, args []Value) string {
 	eps, delta, mech := s.budget()
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%v\x00%g\x00%g\x00%s\x00%g", s.user.Name, s.dialect, sqlText, args, eps, delta, mech, s.settings.confidence)
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%g\x00%g\x00%s\x00%g", s.user.Name, s.dialect, sqlText, eps, delta, mech, s.settings.confidence)
+	// Each parameter with its type: '0' and 0 are different statements
+	// (the string may compare as text), so they must not share an answer.
+	for _, a := range args {
+		fmt.Fprintf(h, "\x00%T\x01%#v", a, a)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -56,8 +56,11 @@ func auditPolicy(t *testing.T) *policy.Policy {
 	pol := &policy.Policy{
 		Backend:  policy.Backend{Driver: "sqlite", DSN: "audit.db"},
 		Defaults: policy.Defaults{Epsilon: 1, Delta: 1e-6, Mechanism: "laplace"},
-		Roles:    map[string]*policy.Role{"auditor": {Budget: policy.Budget{Epsilon: 1e9, Delta: 0.5}}},
-		Users:    map[string]*policy.User{"auditor": {Password: "x", Role: "auditor"}},
+		// The audit measures the noise, over many thousand answers: no
+		// response quantum.
+		Limits: policy.Limits{ResponseQuantum: policy.Duration{Duration: -1}},
+		Roles:  map[string]*policy.Role{"auditor": {Budget: policy.Budget{Epsilon: 1e9, Delta: 0.5}}},
+		Users:  map[string]*policy.User{"auditor": {Password: "x", Role: "auditor"}},
 		Tables: map[string]*policy.Table{
 			"t": {
 				PrivacyUnit:      "pid",

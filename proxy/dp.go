@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpproxy/dpproxy/eval"
 	"github.com/dpproxy/dpproxy/ledger"
 	"github.com/dpproxy/dpproxy/mechanism"
 	"github.com/dpproxy/dpproxy/parser"
@@ -73,8 +74,9 @@ func (s *Session) limits() ledger.Limits { return RoleLimits(s.role) }
 // ledger merges the budgets set in SQL over them.
 func RoleLimits(role *policy.Role) ledger.Limits {
 	lim := ledger.Limits{
-		User:        ledger.Budget{Epsilon: role.Budget.Epsilon, Delta: role.Budget.Delta},
-		MaxPerQuery: ledger.Budget{Epsilon: role.MaxEpsilonPerQuery, Delta: role.MaxDeltaPerQuery},
+		User:               ledger.Budget{Epsilon: role.Budget.Epsilon, Delta: role.Budget.Delta},
+		MaxPerQuery:        ledger.Budget{Epsilon: role.MaxEpsilonPerQuery, Delta: role.MaxDeltaPerQuery},
+		MinEpsilonPerQuery: role.MinEpsilonPerQuery,
 	}
 	if p := role.Pool; p != nil {
 		lim.Pool = &ledger.Budget{Epsilon: p.Epsilon, Delta: p.Delta}
@@ -191,6 +193,55 @@ type release struct {
 	// deltaInRho is the δ the Gaussian releases were calibrated at: ρ
 	// describes their privacy loss completely (see ledger.Charge).
 	deltaInRho float64
+	// args are the statement's parameters, which HAVING and ORDER BY may use.
+	args []Value
+}
+
+// checkPostProcessing refuses, before the charge, every select-list, HAVING
+// and ORDER BY expression the proxy could not evaluate on the noisy values:
+// a refusal found only while evaluating would come after the charge, and
+// with lazy CASE/IF it would depend on the noisy values.
+func checkPostProcessing(plan *rewrite.Plan) error {
+	env := &groupEnv{plan: plan}
+	check := func(e parser.Expr, where string) error {
+		if err := eval.Check(e, env); err != nil {
+			return Errorf(CodeUnsupported, "unsupported SQL in %s of a differentially private query: %v", where, err)
+		}
+		return nil
+	}
+	for _, it := range plan.Items {
+		if err := check(it.Expr, "the select list"); err != nil {
+			return err
+		}
+	}
+	if plan.Having != nil {
+		if err := check(plan.Having, "HAVING"); err != nil {
+			return err
+		}
+	}
+	for _, o := range plan.OrderBy {
+		if lit, ok := o.Expr.(*parser.Literal); ok {
+			if pos, ok := lit.Value.(int64); ok {
+				if pos < 1 || int(pos) > len(plan.Items) {
+					return Errorf(CodeUnknownColumn, "Unknown column '%d' in 'order clause'", pos)
+				}
+				continue
+			}
+		}
+		if err := check(o.Expr, "ORDER BY"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEpsilonFloor refuses an ε below the role's min_epsilon_per_query: a
+// probe at a vanishing ε would be all but free.
+func (s *Session) checkEpsilonFloor(eps float64) error {
+	if floor := s.role.MinEpsilonPerQuery; eps < floor {
+		return Errorf(CodeBadValue, "a query must spend at least ε=%g for role %s (min_epsilon_per_query); ε=%g is below it", floor, s.role.Name, eps)
+	}
+	return nil
 }
 
 // newRelease splits the query's (ε, δ) among its noisy releases. By basic

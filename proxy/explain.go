@@ -103,6 +103,9 @@ func (s *Session) prepareRelease(ctx context.Context, sel *parser.Select, args [
 	if max := lim.MaxPerQuery.Epsilon; max > 0 && eps > max {
 		return nil, nil, Errorf(CodeBadValue, "a query may spend at most ε=%g for role %s; SET dp_epsilon to a smaller value", max, s.role.Name)
 	}
+	if err := s.checkEpsilonFloor(eps); err != nil {
+		return nil, nil, err
+	}
 	if max := lim.MaxPerQuery.Delta; max > 0 && delta > max {
 		return nil, nil, Errorf(CodeBadValue, "a query may spend at most δ=%g for role %s; SET dp_delta to a smaller value", max, s.role.Name)
 	}
@@ -112,6 +115,10 @@ func (s *Session) prepareRelease(ctx context.Context, sel *parser.Select, args [
 	}
 	if n := rel.publicGroups(); n > s.engine.maxGroups() {
 		return nil, nil, Errorf(CodeRefused, "dpproxy refused the query: its public group keys make %d groups, more than the limit of %d", n, s.engine.maxGroups())
+	}
+	rel.args = args
+	if err := checkPostProcessing(plan); err != nil {
+		return nil, nil, err
 	}
 	return plan, rel, nil
 }

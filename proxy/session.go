@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -57,6 +58,9 @@ func (s *Session) Execute(ctx context.Context, sql string) (res *Result, err err
 
 // Prepare parses a statement for later execution with parameters.
 func (s *Session) Prepare(ctx context.Context, sql string) (*Prepared, error) {
+	if err := s.engine.checkStatementSize(sql); err != nil {
+		return nil, err
+	}
 	p, err := s.engine.stmts.parse(sql, s.dialect)
 	if err != nil {
 		return nil, s.classify(err)
@@ -68,6 +72,11 @@ func (s *Session) Prepare(ctx context.Context, sql string) (*Prepared, error) {
 func (s *Session) ExecutePrepared(ctx context.Context, p *Prepared, args []Value) (*Result, error) {
 	if len(args) != p.ParamCount {
 		return nil, Errorf(CodeBadValue, "statement expects %d parameters, got %d", p.ParamCount, len(args))
+	}
+	for i, a := range args {
+		if f, ok := a.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return nil, Errorf(CodeBadValue, "parameter %d is %v: parameters must be finite numbers", i+1, f)
+		}
 	}
 	return s.run(ctx, p.SQL, p.parsed, args)
 }
@@ -83,6 +92,9 @@ func (s *Session) run(ctx context.Context, sql string, p *parsed, args []Value) 
 		s.observe(s.kind, start, err)
 	}()
 	if p == nil {
+		if err := s.engine.checkStatementSize(sql); err != nil {
+			return nil, err
+		}
 		if p, err = s.engine.stmts.parse(sql, s.dialect); err != nil {
 			return nil, s.classify(err)
 		}
@@ -175,6 +187,19 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 		return s.evaluateModel(ctx, sql, st)
 	}
 	return nil, Errorf(CodeUnsupported, "unsupported statement %T", p.stmt)
+}
+
+// checkStatementSize refuses a statement longer than
+// limits.max_statement_bytes before any parser sees it.
+func (e *Engine) checkStatementSize(sql string) error {
+	limit := e.policy.Limits.MaxStatementBytes
+	if limit <= 0 {
+		limit = policy.DefaultMaxStatementBytes
+	}
+	if len(sql) > limit {
+		return Errorf(CodeUnsupported, "the statement is %d bytes, more than limits.max_statement_bytes (%d)", len(sql), limit)
+	}
+	return nil
 }
 
 // classify turns errors from the parts into *Error with the right code.

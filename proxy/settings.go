@@ -2,10 +2,12 @@ package proxy
 
 import (
 	"context"
+	"maps"
 	"math"
 	"strings"
 
 	"github.com/dpproxy/dpproxy/eval"
+	"github.com/dpproxy/dpproxy/ledger"
 	"github.com/dpproxy/dpproxy/parser"
 )
 
@@ -57,14 +59,26 @@ func (s *Session) variable(name string) (any, bool) {
 	return v, ok
 }
 
+// Caps on what SET may store: session and user variables live in the
+// proxy's memory for the life of a connection.
+const (
+	maxSessionVariables = 256      // per map: session (@@x) and user (@x) variables
+	maxVariableBytes    = 64 << 10 // one variable's value
+)
+
 // set handles SET. dpproxy's own variables are checked against the role's
 // limits; other session variables are remembered for SELECT @@x and never
 // reach the backend, so no SET can change what the backend session reads.
+// A SET of several assignments is atomic: every value is evaluated and
+// checked first, and nothing changes unless all pass.
 func (s *Session) set(ctx context.Context, st *parser.Set, args []Value) (*Result, error) {
 	lim, err := s.effectiveLimits(ctx)
 	if err != nil {
 		return nil, err
 	}
+	next := s.settings
+	vars := map[string]any{}
+	userVars := map[string]any{}
 	for _, a := range st.Assignments {
 		v, err := eval.Eval(a.Value, s.env(args))
 		if err != nil {
@@ -73,64 +87,107 @@ func (s *Session) set(ctx context.Context, st *parser.Set, args []Value) (*Resul
 		if a.Scope == parser.ScopeGlobal {
 			return nil, Errorf(CodePermission, "SET GLOBAL %s is not allowed through dpproxy", a.Name)
 		}
+		if str, ok := v.(string); ok && len(str) > maxVariableBytes {
+			return nil, Errorf(CodeBadValue, "the value of %s is %d bytes, more than the %d a variable may hold", a.Name, len(str), maxVariableBytes)
+		}
+		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return nil, Errorf(CodeBadValue, "the value of %s is not a finite number", a.Name)
+		}
 		if a.Scope == parser.ScopeUser {
-			s.userVars[a.Name] = v
+			userVars[a.Name] = v
 			continue
 		}
-		switch a.Name {
-		case "dp_epsilon":
-			f, ok := eval.ToFloat(v)
-			if !ok || !(f > 0) || math.IsInf(f, 0) {
-				return nil, Errorf(CodeBadValue, "dp_epsilon must be a positive number, got %v", v)
-			}
-			if max := lim.MaxPerQuery.Epsilon; max > 0 && f > max {
-				return nil, Errorf(CodeBadValue, "dp_epsilon %g is over the most role %s may spend on one query (%g)", f, s.role.Name, max)
-			}
-			if f > lim.User.Epsilon {
-				return nil, Errorf(CodeBadValue, "dp_epsilon %g is over your whole budget (ε=%g)", f, lim.User.Epsilon)
-			}
-			s.settings.epsilon = f
-		case "dp_delta":
-			f, ok := eval.ToFloat(v)
-			if !ok || f < 0 || f >= 1 {
-				return nil, Errorf(CodeBadValue, "dp_delta must be in [0, 1), got %v", v)
-			}
-			if max := lim.MaxPerQuery.Delta; max > 0 && f > max {
-				return nil, Errorf(CodeBadValue, "dp_delta %g is over the most role %s may spend on one query (%g)", f, s.role.Name, max)
-			}
-			if f > lim.User.Delta {
-				return nil, Errorf(CodeBadValue, "dp_delta %g is over your whole budget (δ=%g)", f, lim.User.Delta)
-			}
-			s.settings.delta, s.settings.deltaSet = f, true
-		case "dp_confidence":
-			f, ok := eval.ToFloat(v)
-			if str, isStr := v.(string); isStr && strings.EqualFold(str, "off") {
-				f, ok = 0, true
-			}
-			if !ok || f < 0 || f >= 1 {
-				return nil, Errorf(CodeBadValue, "dp_confidence must be in (0, 1), or 0 / 'off', got %v", v)
-			}
-			s.settings.confidence = f
-		case "dp_cache":
-			switch strings.ToLower(eval.ToString(v)) {
-			case "on", "1", "true":
-				s.settings.noCache = false
-			case "off", "0", "false":
-				s.settings.noCache = true
-			default:
-				return nil, Errorf(CodeBadValue, "dp_cache must be 'on' or 'off', got %v", v)
-			}
-		case "dp_mechanism":
-			m := strings.ToLower(eval.ToString(v))
-			if m != "laplace" && m != "gaussian" {
-				return nil, Errorf(CodeBadValue, "dp_mechanism must be 'laplace' or 'gaussian', got '%s'", eval.ToString(v))
-			}
-			s.settings.mechanism = m
-		default:
-			s.vars[a.Name] = v
+		if err := s.setDP(&next, lim, a.Name, v); err != nil {
+			return nil, err
+		} else if !isDPVariable(a.Name) {
+			vars[a.Name] = v
 		}
 	}
+	if grows(s.vars, vars) > maxSessionVariables || grows(s.userVars, userVars) > maxSessionVariables {
+		return nil, Errorf(CodeBadValue, "a session may hold at most %d variables of each kind", maxSessionVariables)
+	}
+	s.settings = next
+	maps.Copy(s.vars, vars)
+	maps.Copy(s.userVars, userVars)
 	return &Result{}, nil
+}
+
+// grows is how many variables m would hold with add set.
+func grows(m, add map[string]any) int {
+	n := len(m)
+	for k := range add {
+		if _, ok := m[k]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+func isDPVariable(name string) bool {
+	switch name {
+	case "dp_epsilon", "dp_delta", "dp_confidence", "dp_cache", "dp_mechanism":
+		return true
+	}
+	return false
+}
+
+// setDP checks and applies one of dpproxy's own variables to next; other
+// names are left alone.
+func (s *Session) setDP(next *settings, lim ledger.Limits, name string, v any) error {
+	switch name {
+	case "dp_epsilon":
+		f, ok := eval.ToFloat(v)
+		if !ok || !(f > 0) || math.IsInf(f, 0) {
+			return Errorf(CodeBadValue, "dp_epsilon must be a positive number, got %v", v)
+		}
+		if max := lim.MaxPerQuery.Epsilon; max > 0 && f > max {
+			return Errorf(CodeBadValue, "dp_epsilon %g is over the most role %s may spend on one query (%g)", f, s.role.Name, max)
+		}
+		if f > lim.User.Epsilon {
+			return Errorf(CodeBadValue, "dp_epsilon %g is over your whole budget (ε=%g)", f, lim.User.Epsilon)
+		}
+		if err := s.checkEpsilonFloor(f); err != nil {
+			return err
+		}
+		next.epsilon = f
+	case "dp_delta":
+		f, ok := eval.ToFloat(v)
+		if !ok || !(f >= 0 && f < 1) {
+			return Errorf(CodeBadValue, "dp_delta must be in [0, 1), got %v", v)
+		}
+		if max := lim.MaxPerQuery.Delta; max > 0 && f > max {
+			return Errorf(CodeBadValue, "dp_delta %g is over the most role %s may spend on one query (%g)", f, s.role.Name, max)
+		}
+		if f > lim.User.Delta {
+			return Errorf(CodeBadValue, "dp_delta %g is over your whole budget (δ=%g)", f, lim.User.Delta)
+		}
+		next.delta, next.deltaSet = f, true
+	case "dp_confidence":
+		f, ok := eval.ToFloat(v)
+		if str, isStr := v.(string); isStr && strings.EqualFold(str, "off") {
+			f, ok = 0, true
+		}
+		if !ok || !(f >= 0 && f < 1) {
+			return Errorf(CodeBadValue, "dp_confidence must be in (0, 1), or 0 / 'off', got %v", v)
+		}
+		next.confidence = f
+	case "dp_cache":
+		switch strings.ToLower(eval.ToString(v)) {
+		case "on", "1", "true":
+			next.noCache = false
+		case "off", "0", "false":
+			next.noCache = true
+		default:
+			return Errorf(CodeBadValue, "dp_cache must be 'on' or 'off', got %v", v)
+		}
+	case "dp_mechanism":
+		m := strings.ToLower(eval.ToString(v))
+		if m != "laplace" && m != "gaussian" {
+			return Errorf(CodeBadValue, "dp_mechanism must be 'laplace' or 'gaussian', got '%s'", eval.ToString(v))
+		}
+		next.mechanism = m
+	}
+	return nil
 }
 
 // resetVar returns one session variable to its default.
