@@ -34,7 +34,7 @@ var evaluateColumns = []Column{
 // noisy counts.
 func (s *Session) evaluateModel(ctx context.Context, sqlText string, st *parser.EvaluateModel) (*Result, error) {
 	s.kind = metrics.KindTrain
-	m, err := s.loadModel(ctx, st.Name)
+	m, err := s.readableModel(ctx, st.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -70,14 +70,21 @@ func (s *Session) evaluateModel(ctx context.Context, sqlText string, st *parser.
 			cats = append(cats, rewrite.CategoryTerm{Column: in.Name, Value: c, Weight: weight[in.Name+"="+c]})
 		}
 	}
+	// Every option is checked before the charge: ε finite, within the
+	// role's floor and cap; nothing else is accepted.
 	eps, _, _ := s.budget()
-	if v, ok := st.Options["epsilon"].(float64); ok {
-		eps = v
-	}
-	for k := range st.Options {
+	for k, v := range st.Options {
 		if k != "epsilon" {
 			return nil, Errorf(CodeBadValue, "unknown option %s (epsilon)", k)
 		}
+		f, ok := v.(float64)
+		if !ok {
+			return nil, Errorf(CodeBadValue, "epsilon must be a positive finite number, got %v", v)
+		}
+		eps = f
+	}
+	if err := s.checkEpsilon(ctx, eps); err != nil {
+		return nil, err
 	}
 	lap, err := mechanism.NewLaplace(eps, sensitivity.Count(sensitivity.Contribution{MaxRows: 1, MaxGroups: 1}).L1)
 	if err != nil {
@@ -116,7 +123,11 @@ func (s *Session) evaluateModel(ctx context.Context, sqlText string, st *parser.
 	}}}, nil
 }
 
-// confusion reads the (predicted, actual) counts.
+// confusion reads the (predicted, actual) counts. It is total on what the
+// backend returns: toNumber maps anything that is not a finite number to 0,
+// a cell index is its value's low bit, and a count is clamped to
+// [0, 2⁵³] before it is added, so no value can make it fail or overflow
+// after the charge.
 func (e *Engine) confusion(ctx context.Context, db querier, q string) ([2][2]int64, error) {
 	var cells [2][2]int64
 	rows, err := db.QueryContext(ctx, q)
@@ -130,7 +141,7 @@ func (e *Engine) confusion(ctx context.Context, db querier, q string) ([2][2]int
 			return cells, err
 		}
 		pf, yf, nf := toNumber(p), toNumber(y), toNumber(n)
-		cells[int(pf)&1][int(yf)&1] += int64(nf)
+		cells[int64(pf)&1][int64(yf)&1] += int64(min(max(nf, 0), 1<<53))
 	}
 	return cells, rows.Err()
 }
