@@ -46,6 +46,9 @@ func testPolicy(driver, dsn, dataDir string) (*policy.Policy, error) {
 		return nil, err
 	}
 	pol.Backend.Driver, pol.Backend.DSN = driver, dsn
+	// A short response quantum keeps the suite fast; it still runs the
+	// quantum's code on every charged answer (sidechannel_test.go checks it).
+	pol.Limits.ResponseQuantum.Duration = 20 * time.Millisecond
 	pol.Roles["tester"] = &policy.Role{Budget: policy.Budget{Epsilon: 1e9, Delta: 0.5}}
 	pol.Roles["small"] = &policy.Role{Budget: policy.Budget{Epsilon: 3, Delta: 1e-5}, MaxEpsilonPerQuery: 1}
 	pol.Users["tester"] = &policy.User{Password: testerPassword, Role: "tester"}

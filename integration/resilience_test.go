@@ -130,7 +130,7 @@ func TestBackendGoesAway(t *testing.T) {
 
 	fw.cut()
 	me := mysqlError(t, c, "SELECT COUNT(*) FROM adult")
-	if me.Number != 1105 || !strings.Contains(me.Message, "no budget was charged") {
+	if me.Number != 1105 || !strings.Contains(me.Message, "nothing was charged") {
 		t.Errorf("query with the backend gone: %d %q", me.Number, me.Message)
 	}
 	if after, _ := budget(t, c); after != before {
