@@ -84,6 +84,20 @@
 // so ‖x‖ ≤ 1 for every row and the weights map exactly back to the original
 // scale. See [Encoder].
 //
+// # The memory cap
+//
+// A caller that streams rows from a database (dpproxy's TRAIN) releases the
+// label histogram first ([ReleaseLabels], from an aggregate the database
+// computes, with the shares of ε above), plans a Poisson sample that fits the
+// byte cap from its N̂ ([PlanSample]), loads the rows through
+// [NewSampledData] (a coin per row; never an error on a value or on the cap)
+// and fits with Options.Labels and Options.Sample. The fit is calibrated at
+// the ε the histogram left, amplified by the sampling rate (Balle, Barthe,
+// Gaboardi 2018), and normalised by the public q·N̂. The cap can still drop a
+// kept row with probability below 2⁻⁴⁰/(1 + e^ε) for every database, so such
+// a model is (ε, δ)-DP with δ = [DropDelta] = 2⁻⁴⁰ ≈ 9.1e-13, reported in
+// Model.Delta and Model.Sample. See sample.go for the proof sketch.
+//
 // # Limits
 //
 // Released raw weights are snapped to a power-of-two grid Λ, the smallest

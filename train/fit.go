@@ -21,7 +21,8 @@ type Options struct {
 	// baseline; never release such a model).
 	Epsilon float64
 	// Delta is accepted for symmetry with other releases; both methods are
-	// pure ε-DP, so the model spends and reports δ = 0.
+	// pure ε-DP, so the model spends and reports δ = 0 — except a fit on a
+	// sample planned for a memory cap (Sample), which reports DropDelta.
 	Delta float64
 	// Lambda is the L2 regulariser λ per row (> 0); 0 sets it from N and ε
 	// (see defaultLambda). Ignored with AutoLambda.
