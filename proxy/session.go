@@ -112,7 +112,7 @@ func (s *Session) run(ctx context.Context, sql string, p *parsed, args []Value) 
 	}
 	if err != nil {
 		err = s.classify(err)
-		s.engine.log.Debug("statement failed", "session", s.id, "user", s.user.Name, "sql", sql, "err", err)
+		s.engine.log.Debug("statement failed", "session", s.id, "user", s.user.Name, "sql", clip(sql), "err", err)
 	}
 	return res, err
 }
@@ -187,6 +187,16 @@ func (s *Session) dispatch(ctx context.Context, sql string, p *parsed, args []Va
 		return s.evaluateModel(ctx, sql, st)
 	}
 	return nil, Errorf(CodeUnsupported, "unsupported statement %T", p.stmt)
+}
+
+// clip shortens client-sent text for a log line: a statement may be a
+// megabyte, and logs must not grow with what a client sends.
+func clip(s string) string {
+	const max = 512
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // checkStatementSize refuses a statement longer than
