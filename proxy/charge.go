@@ -40,14 +40,17 @@ func (s *Session) withCharge(ctx context.Context, c ledger.Charge, read func(ctx
 		s.engine.log.Warn("backend unavailable", append(s.logAttrs(), "err", err)...)
 		return nil, ledger.Receipt{}, &Error{Code: CodeBackend, Msg: "the backend is unavailable; nothing was charged, try again later", Err: err}
 	}
-	defer pin.Close()
 	receipt, err := s.engine.ledger.Charge(ctx, c, s.limits())
 	if err != nil {
+		pin.Close()
 		return nil, ledger.Receipt{}, err
 	}
 	charged := time.Now() // monotonic: the ledger's clock may be another host's
 	s.engine.metrics.Charged(s.role.Name, c.Epsilon, c.Delta)
 	res, err := s.readCharged(ctx, pin, read)
+	// The connection goes back to the pool before the wait: the quantum
+	// holds the reply, not the backend.
+	pin.Close()
 	s.engine.waitQuantum(charged)
 	if err != nil {
 		return nil, receipt, s.afterCharge(ctx, receipt, c, err)
