@@ -143,7 +143,8 @@ func (c *Conn) expire() {
 	if !ok {
 		return
 	}
-	c.a.log.Info("handshake timed out; closing", "door", c.door, "remote", c.RemoteAddr().String(),
+	// Debug: one line per idle connection would let a flood write the log.
+	c.a.log.Debug("handshake timed out; closing", "door", c.door, "remote", c.RemoteAddr().String(),
 		"handshake_timeout", c.a.cfg.HandshakeTimeout)
 	c.closeSocket()
 }
