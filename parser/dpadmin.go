@@ -193,11 +193,11 @@ func (p *dpParser) explainPrivacy() (Statement, error) {
 	if p.tok.kind == dpEOF {
 		return nil, p.errorf("EXPLAIN PRIVACY needs a SELECT")
 	}
-	stmt, n, err := Parse(p.lex.src[p.tok.pos:], p.dialect)
+	stmt, n, ok, err := parseEmbedded(p.lex.src[p.tok.pos:], p.dialect)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := stmt.(*Select); !ok {
+	if _, isSelect := stmt.(*Select); !ok || !isSelect {
 		return nil, &UnsupportedError{What: "EXPLAIN PRIVACY of anything but a SELECT"}
 	}
 	return &ExplainPrivacy{Select: stmt, Params: n}, nil

@@ -3,6 +3,7 @@ package parser
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // dpproxy's own statements are lexed by this small scanner: identifiers
@@ -32,17 +33,28 @@ func (t dpToken) keyword(kw string) bool {
 	return t.kind == dpIdent && strings.EqualFold(t.text, kw)
 }
 
-// describe renders t for an error message.
+// maxDescribed bounds the text of a token in an error message.
+const maxDescribed = 64
+
+// describe renders t for an error message, a long token cut short.
 func (t dpToken) describe() string {
+	text := t.text
+	if len(text) > maxDescribed {
+		cut := maxDescribed
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "..."
+	}
 	switch t.kind {
 	case dpEOF:
 		return "end of statement"
 	case dpString:
-		return fmt.Sprintf("'%s'", t.text)
+		return fmt.Sprintf("'%s'", text)
 	case dpQuotedIdent:
-		return fmt.Sprintf("`%s`", t.text)
+		return fmt.Sprintf("`%s`", text)
 	}
-	return fmt.Sprintf("%q", t.text)
+	return fmt.Sprintf("%q", text)
 }
 
 type dpLexer struct {

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"unicode/utf8"
 )
 
 // dpRule is one of dpproxy's own statements: the two keywords it starts
@@ -59,14 +60,38 @@ func parseDPStatement(sql string, d Dialect) (stmt Statement, ok bool, err error
 	return nil, false, nil
 }
 
+// isDPStatement reports whether sql starts like one of dpproxy's statements.
+func isDPStatement(sql string) bool {
+	lex := dpLexer{src: sql}
+	first, err := lex.next()
+	if err != nil || first.kind != dpIdent {
+		return false
+	}
+	second, err := lex.next()
+	if err != nil || second.kind != dpIdent {
+		return false
+	}
+	for _, r := range dpRules {
+		if first.keyword(r.first) && second.keyword(r.second) {
+			return true
+		}
+	}
+	return false
+}
+
 // dpParser is a recursive-descent parser over dpLexer tokens with one token
 // of lookahead (tok).
 type dpParser struct {
 	lex     dpLexer
 	tok     dpToken
-	prev    string  // the tokens consumed so far, as typed, for error messages
+	prev    string  // the last tokens consumed, as typed, for error messages
 	dialect Dialect // of the front door, for statements that embed SQL
 }
+
+// maxPrevText bounds dpParser.prev: a statement may be a megabyte of
+// tokens, and appending each to an ever longer string would take time
+// quadratic in its length.
+const maxPrevText = 200
 
 func (p *dpParser) advance() error {
 	switch p.tok.kind {
@@ -75,6 +100,13 @@ func (p *dpParser) advance() error {
 		p.prev += " " + p.tok.text
 	default:
 		p.prev += " " + p.tok.describe()
+	}
+	if len(p.prev) > 2*maxPrevText {
+		cut := len(p.prev) - maxPrevText
+		for cut < len(p.prev) && !utf8.RuneStart(p.prev[cut]) {
+			cut++
+		}
+		p.prev = "..." + p.prev[cut:]
 	}
 	tok, err := p.lex.next()
 	if err != nil {

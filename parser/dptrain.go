@@ -50,12 +50,12 @@ func (p *dpParser) onLabelWith() (*Select, Expr, map[string]any, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	stmt, n, err := Parse(p.lex.src[start:end], p.dialect)
+	stmt, n, ok, err := parseEmbedded(p.lex.src[start:end], p.dialect)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	q, ok := stmt.(*Select)
-	if !ok || n > 0 {
+	q, isSelect := stmt.(*Select)
+	if !ok || !isSelect || n > 0 {
 		return nil, nil, nil, p.errorf("ON needs a SELECT without parameters")
 	}
 	if err := p.expect("LABEL"); err != nil {
@@ -93,7 +93,7 @@ func (p *dpParser) onLabelWith() (*Select, Expr, map[string]any, error) {
 	if text == "" {
 		return nil, nil, nil, p.errorf("LABEL needs a boolean expression")
 	}
-	lstmt, _, err := Parse("SELECT "+text, p.dialect)
+	lstmt, _, _, err := parseEmbedded("SELECT "+text, p.dialect)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -2,7 +2,6 @@ package parser
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -22,9 +21,6 @@ func parsePG(sql string) (Statement, int, error) {
 			Msg:      `invalid byte sequence for encoding "UTF8": 0x00`,
 			Position: utf8.RuneCountInString(sql[:i]) + 1,
 		}
-	}
-	if pgTooDeep(sql) {
-		return nil, 0, &UnsupportedError{What: fmt.Sprintf("a statement with more than %d operators and set or join keywords", maxPGChain)}
 	}
 	tree, err := pgquery.Parse(sql)
 	if err != nil {
@@ -64,6 +60,9 @@ func pgSyntaxError(err error) error {
 // a=2" share one. Text that does not parse (it never reaches the ledger)
 // is its own fingerprint.
 func fingerprintPG(sql string) string {
+	if checkNesting(sql, PostgreSQL) != nil {
+		return sql // libpg_query recurses on the tree it builds
+	}
 	fp, err := pgquery.Fingerprint(sql)
 	if err != nil {
 		return sql
