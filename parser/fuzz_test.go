@@ -35,5 +35,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) error %v has type %T, want *SyntaxError or *UnsupportedError", sql, err, err)
 		}
 		_ = Fingerprint(sql, MySQL)
+		// The nesting bound covers what the parsers build.
+		checkBoundCovers(t, sql, MySQL)
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	pgquery "github.com/pganalyze/pg_query_go/v6"
 )
 
 func bound(sql string, d Dialect) int {
@@ -144,6 +146,49 @@ func TestNestingLimitEdge(t *testing.T) {
 	}
 }
 
+// TestAtTheLimit: every deep shape just under the limit parses, or fails
+// with an error, in both dialects, quickly: no parser, conversion or walk
+// overflows a stack on it (an overflow would kill the test binary).
+func TestAtTheLimit(t *testing.T) {
+	n := MaxNesting - 2
+	shapes := map[string]string{
+		"minus":      "SELECT " + strings.Repeat("- ", n) + "1",
+		"NOT":        "SELECT " + strings.Repeat("NOT ", n) + "1",
+		"sum":        "SELECT 1" + strings.Repeat(" + 1", n),
+		"parens":     "SELECT " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n),
+		"calls":      "SELECT " + strings.Repeat("ABS(", n) + "1" + strings.Repeat(")", n),
+		"CASE":       "SELECT " + strings.Repeat("CASE WHEN a THEN ", n) + "1" + strings.Repeat(" END", n),
+		"subqueries": "SELECT " + strings.Repeat("(SELECT ", n) + "1" + strings.Repeat(")", n),
+		"derived":    "SELECT a FROM " + strings.Repeat("(SELECT a FROM ", n/2) + "t" + strings.Repeat(") d", n/2),
+		"UNION":      "SELECT 1" + strings.Repeat(" UNION SELECT 1", n),
+		"JOIN":       "SELECT a FROM t" + strings.Repeat(" CROSS JOIN t", n),
+		"casts":      "SELECT 1" + strings.Repeat("::int", n/2),
+		"subscripts": "SELECT a" + strings.Repeat("[1]", n),
+		"IS TRUE":    "SELECT a" + strings.Repeat(" IS TRUE", n),
+		"COLLATE":    "SELECT a" + strings.Repeat(" COLLATE \"C\"", n),
+		"IN":         "SELECT a" + strings.Repeat(" IN (1)", n),
+	}
+	for _, d := range dialects {
+		for name, sql := range shapes {
+			if b := bound(sql, d); b > MaxNesting {
+				t.Errorf("%s, %s: bound %d", d, name, b)
+				continue
+			}
+			start := time.Now()
+			stmt, _, err := Parse(sql, d)
+			if err == nil {
+				_ = Fingerprint(sql, d)
+				if md := modelDepth(reflect.ValueOf(stmt)); md > boundFactor*MaxNesting {
+					t.Errorf("%s, %s: model %d deep", d, name, md)
+				}
+			}
+			if took := time.Since(start); took > time.Second {
+				t.Errorf("%s, %s: %v", d, name, took)
+			}
+		}
+	}
+}
+
 // TestNestingLexing: text that only looks deep, and text that is deep in
 // places a careless lexer would skip.
 func TestNestingLexing(t *testing.T) {
@@ -234,10 +279,65 @@ func modelDepth(v reflect.Value) int {
 	return 0
 }
 
+// parseTreeDepth is the depth of the dialect parser's own tree, in
+// pointers: TiDB's AST, or pg_query's protobuf tree (where every node is a
+// Node wrapping its message).
+func parseTreeDepth(t testing.TB, sql string, d Dialect) int {
+	if d == PostgreSQL {
+		tree, err := pgquery.Parse(sql)
+		if err != nil {
+			t.Fatalf("pg_query rejects what Parse accepted: %q: %v", sql, err)
+		}
+		return pointerDepth(reflect.ValueOf(tree))
+	}
+	stmts, _, err := newMySQLParser().ParseSQL(sql)
+	if err != nil {
+		t.Fatalf("TiDB rejects what Parse accepted: %q: %v", sql, err)
+	}
+	return pointerDepth(reflect.ValueOf(stmts))
+}
+
+// pointerDepth is the longest chain of pointers from v through exported
+// fields (parse trees have no cycles through them).
+func pointerDepth(v reflect.Value) int {
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.IsNil() {
+			return 0
+		}
+		return pointerDepth(v.Elem())
+	case reflect.Pointer:
+		if v.IsNil() {
+			return 0
+		}
+		return 1 + pointerDepth(v.Elem())
+	case reflect.Struct:
+		d := 0
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				d = max(d, pointerDepth(v.Field(i)))
+			}
+		}
+		return d
+	case reflect.Slice, reflect.Array:
+		d := 0
+		for i := 0; i < v.Len(); i++ {
+			d = max(d, pointerDepth(v.Index(i)))
+		}
+		return d
+	}
+	return 0
+}
+
 // boundFactor is how many model levels one unit of the bound may become: a
-// subquery is a Subquery, a Select and an item's expression; a CASE is a
-// Case and a When.
+// subquery is a Subquery, a Select and an item's expression. Measured: 2.
 const boundFactor = 4
+
+// treeFactor is the same for the dialect parsers' own trees, in pointers.
+// Measured: TiDB's AST 4 plus a constant; pg_query's protobuf tree 9 (every
+// node is a Node wrapping its message: a nested subquery is Node, SubLink,
+// Node, SelectStmt, Node, ResTarget, Node, ...).
+var treeFactor = map[Dialect]int{MySQL: 4, PostgreSQL: 10}
 
 // maxRatio is the largest model depth / bound seen, for the log.
 var maxRatio float64
@@ -253,6 +353,13 @@ func checkBoundCovers(t testing.TB, sql string, d Dialect) {
 	md, b := modelDepth(reflect.ValueOf(stmt)), bound(sql, d)
 	if md > boundFactor*b {
 		t.Errorf("%s: model depth %d > %d × bound %d: %q", d, md, boundFactor, b, sql)
+	}
+	if isDPStatement(sql) {
+		return // dpproxy's grammar builds the model itself
+	}
+	factor := treeFactor[d]
+	if rd := parseTreeDepth(t, sql, d); rd > factor*b+16 {
+		t.Errorf("%s: parse tree depth %d > %d × bound %d + 16: %q", d, rd, factor, b, sql)
 	}
 	if r := float64(md) / float64(b); r > maxRatio {
 		maxRatio = r

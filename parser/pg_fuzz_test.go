@@ -46,5 +46,7 @@ func FuzzParsePG(f *testing.F) {
 			t.Fatalf("Parse(%q) error %v has type %T, want *SyntaxError or *UnsupportedError", sql, err, err)
 		}
 		_ = Fingerprint(sql, PostgreSQL)
+		// The nesting bound covers what the parsers build.
+		checkBoundCovers(t, sql, PostgreSQL)
 	})
 }
