@@ -46,3 +46,21 @@ func (e *UnsupportedError) Error() string { return e.What + " is not supported i
 
 // SQLState is feature_not_supported.
 func (*UnsupportedError) SQLState() string { return "0A000" }
+
+// LimitError is a catalog query stopped by one of the limits on its work
+// (MaxQueryTime, MaxRows, MaxValueBytes, MaxResultBytes).
+type LimitError struct {
+	What    string
+	Timeout bool // the deadline, rather than a size
+}
+
+func (e *LimitError) Error() string { return e.What + "; the catalog answers no more" }
+
+// SQLState is PostgreSQL's query_canceled for the deadline (what
+// statement_timeout reports) and program_limit_exceeded for a size.
+func (e *LimitError) SQLState() string {
+	if e.Timeout {
+		return "57014"
+	}
+	return "54000"
+}

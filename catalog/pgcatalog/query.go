@@ -1,6 +1,7 @@
 package pgcatalog
 
 import (
+	"bytes"
 	"context"
 	"database/sql/driver"
 	"fmt"
@@ -8,9 +9,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/rewrite"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // registry lets the driver's functions find the catalog a query runs
@@ -292,10 +296,29 @@ func (q *query) funcTable(f *parser.Func, args []string, col string) (string, er
 	return "", &UnsupportedError{What: "function " + f.Name + " in FROM"}
 }
 
+// Limits on one catalog query's work. The catalog holds metadata only, so
+// they protect the proxy's CPU and memory, not privacy: a cross join of a
+// few catalog relations has billions of rows.
+const (
+	// MaxQueryTime is how long a catalog query may run (less when the
+	// caller's context ends sooner). SQLite is interrupted when it passes.
+	MaxQueryTime = 2 * time.Second
+	// MaxRows is how many rows a catalog answer may have.
+	MaxRows = 100_000
+	// MaxValueBytes is the longest string or blob a catalog query may make
+	// (SQLite's SQLITE_LIMIT_LENGTH): nested replace() grows a string
+	// exponentially. The longest real value, a string_agg of every column
+	// name, is far shorter.
+	MaxValueBytes = 1 << 20
+	// MaxResultBytes bounds the strings and blobs of one answer together.
+	MaxResultBytes = 64 << 20
+)
+
 // Query answers a catalog query. params are the values of $1, $2, ...
 // Values are nil, bool, int64, float64 or string (arrays in PostgreSQL's
 // text form, regclass and regtype as names), to be sent in text format
-// according to each column's OID.
+// according to each column's OID. It stops at the limits above with a
+// *LimitError.
 func (c *Catalog) Query(ctx context.Context, sel parser.Statement, sess Session, params ...any) ([]Column, [][]any, error) {
 	if sel == nil {
 		return nil, nil, &UnsupportedError{What: "an empty statement"}
@@ -305,29 +328,9 @@ func (c *Catalog) Query(ctx context.Context, sel parser.Statement, sess Session,
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := c.sqlite.QueryContext(ctx, sqlText)
+	names, out, err := c.run(ctx, sqlText)
 	if err != nil {
-		return nil, nil, fmt.Errorf("pgcatalog: %w", err)
-	}
-	defer rows.Close()
-	names, err := rows.Columns()
-	if err != nil {
-		return nil, nil, fmt.Errorf("pgcatalog: %w", err)
-	}
-	var out [][]any
-	for rows.Next() {
-		vals := make([]any, len(names))
-		ptrs := make([]any, len(names))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, fmt.Errorf("pgcatalog: %w", err)
-		}
-		out = append(out, vals)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("pgcatalog: %w", err)
+		return nil, nil, err
 	}
 	cols := resultColumns(sel, names, out)
 	for _, r := range out {
@@ -336,4 +339,161 @@ func (c *Catalog) Query(ctx context.Context, sel parser.Statement, sess Session,
 		}
 	}
 	return cols, out, nil
+}
+
+// run runs a rendered query within the limits and returns its column names
+// and rows.
+//
+// database/sql would step through the rows in Rows.Next, where the driver
+// no longer interrupts SQLite when the context ends (it does so only for the
+// duration of the call that starts the statement), and a single step of a
+// join with a rare match can run for minutes. So the query runs inside one
+// Exec, which steps through every row and which the driver interrupts, and
+// each row is handed to Go by pgcat_collect, which counts the rows and the
+// bytes and fails the statement when either passes its limit.
+func (c *Catalog) run(ctx context.Context, sqlText string) ([]string, [][]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, MaxQueryTime)
+	defer cancel()
+	conn, err := c.sqlite.Conn(ctx)
+	if err != nil {
+		return nil, nil, runError(ctx, err)
+	}
+	defer conn.Close()
+	if _, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, MaxValueBytes); err != nil {
+		return nil, nil, fmt.Errorf("pgcatalog: %w", err)
+	}
+	var names []string
+	err = conn.Raw(func(dc any) error {
+		ci, ok := dc.(interface {
+			ColumnInfo(string) ([]sqlite.ColumnInfo, error)
+		})
+		if !ok {
+			return fmt.Errorf("the SQLite driver cannot describe a query (%T)", dc)
+		}
+		info, err := ci.ColumnInfo(sqlText)
+		for _, col := range info {
+			names = append(names, col.Name)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, runError(ctx, err)
+	}
+	if len(names) == 0 {
+		return names, nil, nil
+	}
+	col := newCollector(len(names))
+	defer col.release()
+	if _, err := conn.ExecContext(ctx, collectSQL(sqlText, len(names), col.id)); err != nil {
+		if col.err != nil {
+			return nil, nil, col.err
+		}
+		return nil, nil, runError(ctx, err)
+	}
+	return names, col.rows, nil
+}
+
+// runError turns a failure of the catalog's SQLite into the error for the
+// client: the deadline's, or SQLite's message.
+func runError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &LimitError{What: fmt.Sprintf("a catalog query ran for more than %v", MaxQueryTime), Timeout: true}
+	}
+	if strings.Contains(err.Error(), "string or blob too big") {
+		return &LimitError{What: fmt.Sprintf("a catalog query made a value longer than %d bytes", MaxValueBytes)}
+	}
+	return fmt.Errorf("pgcatalog: %w", err)
+}
+
+// collectChunk is how many columns one pgcat_collect call takes: SQLite
+// bounds a function's arguments (SQLITE_MAX_FUNCTION_ARG, 127 in older
+// builds).
+const collectChunk = 100
+
+// collectSQL wraps a query so that every row it returns goes to the
+// collector id: the query's columns are renamed by position (its own names
+// may repeat), and each chunk of them is passed, in order, to pgcat_collect.
+func collectSQL(sqlText string, ncols int, id int64) string {
+	var cols, calls strings.Builder
+	for i := range ncols {
+		if i > 0 {
+			cols.WriteString(", ")
+		}
+		fmt.Fprintf(&cols, "dp_c%d", i)
+	}
+	for start := 0; start < ncols; start += collectChunk {
+		if start > 0 {
+			calls.WriteString(", ")
+		}
+		fmt.Fprintf(&calls, "pgcat_collect(%d, %d", id, start)
+		for i := start; i < min(start+collectChunk, ncols); i++ {
+			fmt.Fprintf(&calls, ", dp_c%d", i)
+		}
+		calls.WriteString(")")
+	}
+	return fmt.Sprintf("WITH dp_q(%s) AS (%s) SELECT %s FROM dp_q", cols.String(), sqlText, calls.String())
+}
+
+// collectors are the rows being collected, by id, for pgcat_collect.
+var (
+	collectors  sync.Map // int64 → *collector
+	lastCollect atomic.Int64
+)
+
+// collector receives the rows of one running query. Only the goroutine
+// running its statement touches it until the statement ends.
+type collector struct {
+	id    int64
+	ncols int
+	rows  [][]any
+	bytes int
+	err   error // the limit that stopped the statement
+}
+
+func newCollector(ncols int) *collector {
+	col := &collector{id: lastCollect.Add(1), ncols: ncols}
+	collectors.Store(col.id, col)
+	return col
+}
+
+func (col *collector) release() { collectors.Delete(col.id) }
+
+// add takes the columns from start on of the current row; start 0 begins
+// a new row.
+func (col *collector) add(start int, vals []driver.Value) error {
+	if start == 0 {
+		if len(col.rows) == MaxRows {
+			col.err = &LimitError{What: fmt.Sprintf("a catalog query returned more than %d rows", MaxRows)}
+			return col.err
+		}
+		col.rows = append(col.rows, make([]any, 0, col.ncols))
+	}
+	r := &col.rows[len(col.rows)-1]
+	for _, v := range vals {
+		switch x := v.(type) {
+		case string:
+			col.bytes += len(x)
+		case []byte:
+			col.bytes += len(x)
+			v = bytes.Clone(x) // SQLite's memory
+		}
+		*r = append(*r, v)
+	}
+	if col.bytes > MaxResultBytes {
+		col.err = &LimitError{What: fmt.Sprintf("a catalog query returned more than %d bytes", MaxResultBytes)}
+		return col.err
+	}
+	return nil
+}
+
+// collect is pgcat_collect(id, start, values...).
+func collect(args []driver.Value) (driver.Value, error) {
+	if len(args) < 2 {
+		return nil, fmt.Errorf("pgcat_collect: %d arguments", len(args))
+	}
+	v, ok := collectors.Load(integer(args[0]))
+	if !ok {
+		return nil, fmt.Errorf("pgcat_collect: no collector %v", args[0])
+	}
+	return nil, v.(*collector).add(int(integer(args[1])), args[2:])
 }

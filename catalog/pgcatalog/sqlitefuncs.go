@@ -20,6 +20,11 @@ import (
 // so that no client-written name can reach them: the renderer maps the
 // allow-listed PostgreSQL names to them.
 func registerFunctions(d *sqlite.Driver) {
+	// Not deterministic: it must run once per row even when the row's
+	// values are constants.
+	d.MustRegisterScalarFunction("pgcat_collect", -1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		return collect(args)
+	})
 	det := func(name string, n int32, f func(args []driver.Value) (driver.Value, error)) {
 		d.MustRegisterDeterministicScalarFunction(name, n, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 			return f(args)
