@@ -31,3 +31,16 @@ func ClipN(s string, max int) string {
 	}
 	return fmt.Sprintf("%s…[%d bytes]", s[:cut], len(s))
 }
+
+// MaxLoggedError bounds an error's text in a log line: errors quote what
+// the client sent (an unknown database's name, a statement).
+const MaxLoggedError = 1 << 10
+
+// Error is a slog "error" attribute holding err's text, clipped to
+// MaxLoggedError.
+func Error(err error) slog.Attr {
+	if err == nil {
+		return slog.String("error", "<nil>")
+	}
+	return slog.String("error", ClipN(err.Error(), MaxLoggedError))
+}

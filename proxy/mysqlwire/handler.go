@@ -56,7 +56,7 @@ func (h *handler) ConnectionReady(c *mysql.Conn) {
 	}
 	if st.session == nil {
 		if err := st.open(""); err != nil {
-			st.log.Warn("cannot open session", "error", err)
+			st.log.Warn("cannot open session", admission.Error(err))
 			st.openErr = err
 		}
 	}
@@ -195,7 +195,7 @@ func (h *handler) ComResetConnection(c *mysql.Conn) {
 	db := st.session.Database()
 	st.closeSession()
 	if err := st.open(db); err != nil {
-		st.log.Warn("cannot reopen session on reset", "error", err)
+		st.log.Warn("cannot reopen session on reset", admission.Error(err))
 		st.openErr = err
 	}
 }

@@ -267,7 +267,7 @@ func (c *conn) receiveFailed(err error) {
 			c.fatal(fatalf(stateProtocol, "message of %d bytes exceeds the limit of %d", tooBig.ActualBodyLen, tooBig.MaxExpectedBodyLen))
 			return
 		}
-		c.log.Warn("postgres malformed message", "error", err)
+		c.log.Warn("postgres malformed message", admission.Error(err))
 		c.fatal(fatalf(stateProtocol, "invalid frontend message: %v", err))
 	}
 }
@@ -276,7 +276,7 @@ func (c *conn) receiveFailed(err error) {
 func (c *conn) sendError(err error) {
 	pe := toPGError(err)
 	if pe.state == stateInternal {
-		c.log.Error("statement failed", "error", err)
+		c.log.Error("statement failed", admission.Error(err))
 	}
 	c.be.Send(pe.message())
 }

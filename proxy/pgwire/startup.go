@@ -94,7 +94,7 @@ func (c *conn) startup() bool {
 	c.rd.max = c.s.cfg.MaxMessageBytes
 	c.be.SetMaxBodyLen(c.s.cfg.MaxMessageBytes)
 	if err := c.open(params); err != nil {
-		c.log.Warn("cannot open session", "error", err)
+		c.log.Warn("cannot open session", admission.Error(err))
 		c.fatal(err)
 		return false
 	}
@@ -177,7 +177,7 @@ func (c *conn) negotiateTLS(deadline time.Time) bool {
 	ctx, cancel := context.WithDeadline(c.ctx, deadline)
 	defer cancel()
 	if err := tc.HandshakeContext(ctx); err != nil {
-		c.log.Info("postgres TLS handshake failed", "remote", c.raw.RemoteAddr(), "error", err)
+		c.log.Info("postgres TLS handshake failed", "remote", c.raw.RemoteAddr().String(), admission.Error(err))
 		return false
 	}
 	c.nc = tc
@@ -206,14 +206,14 @@ func (c *conn) startupFailed(err error) {
 	var pe *pgError
 	switch {
 	case errors.As(err, &pe):
-		c.log.Info("postgres startup refused", "remote", c.raw.RemoteAddr(), "error", err)
+		c.log.Info("postgres startup refused", "remote", c.raw.RemoteAddr().String(), admission.Error(err))
 		c.fatal(pe)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		// Probes and clients that changed their mind (libpq after 'N'
 		// with sslmode=require) close without a word.
 		c.log.Debug("postgres client left during startup")
 	default:
-		c.log.Info("postgres startup failed", "remote", c.raw.RemoteAddr(), "error", err)
+		c.log.Info("postgres startup failed", "remote", c.raw.RemoteAddr().String(), admission.Error(err))
 	}
 }
 
