@@ -26,8 +26,8 @@ import "fmt"
 //     protobuf decoder's limit), so deeper PostgreSQL text fails anyway.
 //   - the deepest statement of the client corpora (psql, pgjdbc, psycopg,
 //     SQLAlchemy, BI tools' metadata queries in testdata/ and
-//     catalog/pgcatalog/testdata/) bounds at 29 (psql's \l+; its model is
-//     13 deep). On random nested expressions and on those corpora the
+//     catalog/pgcatalog/testdata/) bounds at 29 (one of psql's; its model
+//     is 13 deep). On random nested expressions and on those corpora the
 //     model is at most twice as deep as the bound (TestBoundCoversModel).
 //
 // 1,000 keeps a goroutine's stack within a few megabytes and the analysis

@@ -483,8 +483,8 @@ func TestCorpusFarBelowLimit(t *testing.T) {
 // TestParseTimeBounded: a statement of 1 MiB parses (or fails) in bounded
 // time whatever its shape.
 func TestParseTimeBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("parses several MiB")
+	if testing.Short() || raceEnabled {
+		t.Skip("parses several MiB, timed")
 	}
 	const size = 1 << 20
 	fill := func(prefix, unit, suffix string) string {

@@ -5,11 +5,13 @@ import (
 	"strings"
 )
 
-// pgLexer splits PostgreSQL SQL into tokens, just finely enough for the two
+// pgLexer splits PostgreSQL SQL into tokens, just finely enough for the
 // things pg_query's tree does not give: where a select item's text ends (the
-// tree has only start offsets) and how many $n parameters a statement
-// declares. It only ever runs on text that pg_query has accepted, so it need
-// not diagnose errors; its rules follow PostgreSQL's scanner (scan.l):
+// tree has only start offsets), how many $n parameters a statement
+// declares, and the nesting bound (nesting.go), which it reads before
+// pg_query sees the text. It need not diagnose errors (pg_query does), but
+// it must cut valid text where PostgreSQL does; its rules follow
+// PostgreSQL's scanner (scan.l):
 // nested /* */ comments, doubled quotes inside quotes, backslash escapes in
 // E'...' strings, quoted identifiers, $tag$ dollar quoting, and identifiers
 // that may contain '$'.

@@ -41,6 +41,8 @@ type Catalog struct {
 	relOIDs  map[uint32][2]string
 	tableOID map[string]uint32
 
+	limits queryLimits
+
 	id     int64 // in registry, for the driver's lookup functions
 	sqlite *sql.DB
 	// keep holds one connection open for the catalog's lifetime: a shared
@@ -72,7 +74,7 @@ func New(database, schema string, tables []catalog.TableInfo, serverVersion stri
 		schema = "public"
 	}
 	c := &Catalog{db: database, schema: strings.ToLower(schema), version: serverVersion,
-		relOIDs: map[uint32][2]string{}, tableOID: map[string]uint32{}}
+		relOIDs: map[uint32][2]string{}, tableOID: map[string]uint32{}, limits: defaultLimits}
 	for _, t := range tables {
 		t.Name = strings.ToLower(t.Name)
 		t.Columns = slices.Clone(t.Columns)

@@ -314,6 +314,16 @@ const (
 	MaxResultBytes = 64 << 20
 )
 
+// queryLimits are one Catalog's limits: the constants above, which tests
+// may change.
+type queryLimits struct {
+	time        time.Duration
+	rows, bytes int
+	valueBytes  int
+}
+
+var defaultLimits = queryLimits{time: MaxQueryTime, rows: MaxRows, bytes: MaxResultBytes, valueBytes: MaxValueBytes}
+
 // Query answers a catalog query. params are the values of $1, $2, ...
 // Values are nil, bool, int64, float64 or string (arrays in PostgreSQL's
 // text form, regclass and regtype as names), to be sent in text format
@@ -352,14 +362,15 @@ func (c *Catalog) Query(ctx context.Context, sel parser.Statement, sess Session,
 // each row is handed to Go by pgcat_collect, which counts the rows and the
 // bytes and fails the statement when either passes its limit.
 func (c *Catalog) run(ctx context.Context, sqlText string) ([]string, [][]any, error) {
-	ctx, cancel := context.WithTimeout(ctx, MaxQueryTime)
+	lim := c.limits
+	ctx, cancel := context.WithTimeout(ctx, lim.time)
 	defer cancel()
 	conn, err := c.sqlite.Conn(ctx)
 	if err != nil {
-		return nil, nil, runError(ctx, err)
+		return nil, nil, runError(ctx, lim, err)
 	}
 	defer conn.Close()
-	if _, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, MaxValueBytes); err != nil {
+	if _, err := sqlite.Limit(conn, sqlite3.SQLITE_LIMIT_LENGTH, lim.valueBytes); err != nil {
 		return nil, nil, fmt.Errorf("pgcatalog: %w", err)
 	}
 	var names []string
@@ -377,30 +388,30 @@ func (c *Catalog) run(ctx context.Context, sqlText string) ([]string, [][]any, e
 		return err
 	})
 	if err != nil {
-		return nil, nil, runError(ctx, err)
+		return nil, nil, runError(ctx, lim, err)
 	}
 	if len(names) == 0 {
 		return names, nil, nil
 	}
-	col := newCollector(len(names))
+	col := newCollector(len(names), lim)
 	defer col.release()
 	if _, err := conn.ExecContext(ctx, collectSQL(sqlText, len(names), col.id)); err != nil {
 		if col.err != nil {
 			return nil, nil, col.err
 		}
-		return nil, nil, runError(ctx, err)
+		return nil, nil, runError(ctx, lim, err)
 	}
 	return names, col.rows, nil
 }
 
 // runError turns a failure of the catalog's SQLite into the error for the
 // client: the deadline's, or SQLite's message.
-func runError(ctx context.Context, err error) error {
+func runError(ctx context.Context, lim queryLimits, err error) error {
 	if ctx.Err() != nil {
-		return &LimitError{What: fmt.Sprintf("a catalog query ran for more than %v", MaxQueryTime), Timeout: true}
+		return &LimitError{What: fmt.Sprintf("a catalog query ran for more than %v", lim.time), Timeout: true}
 	}
 	if strings.Contains(err.Error(), "string or blob too big") {
-		return &LimitError{What: fmt.Sprintf("a catalog query made a value longer than %d bytes", MaxValueBytes)}
+		return &LimitError{What: fmt.Sprintf("a catalog query made a value longer than %d bytes", lim.valueBytes)}
 	}
 	return fmt.Errorf("pgcatalog: %w", err)
 }
@@ -445,13 +456,14 @@ var (
 type collector struct {
 	id    int64
 	ncols int
+	lim   queryLimits
 	rows  [][]any
 	bytes int
 	err   error // the limit that stopped the statement
 }
 
-func newCollector(ncols int) *collector {
-	col := &collector{id: lastCollect.Add(1), ncols: ncols}
+func newCollector(ncols int, lim queryLimits) *collector {
+	col := &collector{id: lastCollect.Add(1), ncols: ncols, lim: lim}
 	collectors.Store(col.id, col)
 	return col
 }
@@ -462,8 +474,8 @@ func (col *collector) release() { collectors.Delete(col.id) }
 // a new row.
 func (col *collector) add(start int, vals []driver.Value) error {
 	if start == 0 {
-		if len(col.rows) == MaxRows {
-			col.err = &LimitError{What: fmt.Sprintf("a catalog query returned more than %d rows", MaxRows)}
+		if len(col.rows) == col.lim.rows {
+			col.err = &LimitError{What: fmt.Sprintf("a catalog query returned more than %d rows", col.lim.rows)}
 			return col.err
 		}
 		col.rows = append(col.rows, make([]any, 0, col.ncols))
@@ -479,8 +491,8 @@ func (col *collector) add(start int, vals []driver.Value) error {
 		}
 		*r = append(*r, v)
 	}
-	if col.bytes > MaxResultBytes {
-		col.err = &LimitError{What: fmt.Sprintf("a catalog query returned more than %d bytes", MaxResultBytes)}
+	if col.bytes > col.lim.bytes {
+		col.err = &LimitError{What: fmt.Sprintf("a catalog query returned more than %d bytes", col.lim.bytes)}
 		return col.err
 	}
 	return nil
