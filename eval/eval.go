@@ -178,7 +178,11 @@ func (ev *evaluator) binary(b *parser.Binary) (any, error) {
 		if l == nil || r == nil {
 			return nil, nil
 		}
-		return ToString(l) + ToString(r), nil
+		ls, rs := ToString(l), ToString(r)
+		if len(ls)+len(rs) > maxStringResult {
+			return nil, nil // as CONCAT past the cap
+		}
+		return ls + rs, nil
 	case parser.OpRegex:
 		return ev.regexp(l, r)
 	case parser.OpBitAnd, parser.OpBitOr:

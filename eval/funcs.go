@@ -181,7 +181,11 @@ func fnNullIf(ev *evaluator, a []any) (any, error) {
 func fnConcat(_ *evaluator, a []any) (any, error) {
 	var b strings.Builder
 	for _, v := range a {
-		b.WriteString(ToString(v))
+		s := ToString(v)
+		if b.Len()+len(s) > maxStringResult {
+			return nil, nil // NULL past the cap, as MySQL does past max_allowed_packet
+		}
+		b.WriteString(s)
 	}
 	return b.String(), nil
 }
@@ -193,12 +197,18 @@ func fnConcatWS(_ *evaluator, a []any) (any, error) {
 		return nil, nil
 	}
 	var parts []string
+	sep := ToString(a[0])
+	total := 0
 	for _, v := range a[1:] {
 		if v != nil {
 			parts = append(parts, ToString(v))
+			total += len(parts[len(parts)-1]) + len(sep)
+			if total > maxStringResult {
+				return nil, nil // NULL past the cap, as MySQL does past max_allowed_packet
+			}
 		}
 	}
-	return strings.Join(parts, ToString(a[0])), nil
+	return strings.Join(parts, sep), nil
 }
 
 func str1(f func(string) string) func(*evaluator, []any) (any, error) {
@@ -274,7 +284,13 @@ func fnReplace(_ *evaluator, a []any) (any, error) {
 	if from == "" {
 		return s, nil
 	}
-	return strings.ReplaceAll(s, from, ToString(a[2])), nil
+	// The result's length is known before it is built: refuse it there,
+	// not after allocating it (nested REPLACEs grow geometrically).
+	to := ToString(a[2])
+	if n := int64(len(s)) + int64(strings.Count(s, from))*(int64(len(to))-int64(len(from))); n > maxStringResult {
+		return nil, nil // NULL past the cap, as MySQL does past max_allowed_packet
+	}
+	return strings.ReplaceAll(s, from, to), nil
 }
 
 func fnAbs(_ *evaluator, a []any) (any, error) {

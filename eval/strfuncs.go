@@ -66,8 +66,11 @@ func fnLeftRight(left bool) func(*evaluator, []any) (any, error) {
 	}
 }
 
-// maxStringResult bounds strings built by padding and repetition, as
-// MySQL's max_allowed_packet does, so a query cannot exhaust memory.
+// maxStringResult bounds every string the evaluator builds (padding,
+// repetition, CONCAT, ||, REPLACE), as MySQL's max_allowed_packet does, so
+// that no statement can exhaust the proxy's memory: past it the result is
+// NULL. Nested REPLACEs grow geometrically, so each checks the length it
+// would build before building it.
 const maxStringResult = 1 << 20
 
 func fnPad(left bool) func(*evaluator, []any) (any, error) {

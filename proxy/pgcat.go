@@ -93,7 +93,10 @@ func classifyPG(err error) (*Error, bool) {
 	if !errors.As(err, &st) {
 		return nil, false
 	}
-	code := map[string]Code{"42501": CodeRefused, "42P01": CodeUnknownTable, "42704": CodeBadValue, "0A000": CodeUnsupported}[st.SQLState()]
+	// 57014 and 54000 are the catalog's own time and size caps
+	// (pgcatalog.LimitError).
+	code := map[string]Code{"42501": CodeRefused, "42P01": CodeUnknownTable, "42704": CodeBadValue, "0A000": CodeUnsupported,
+		"57014": CodeTimeout, "54000": CodeUnsupported}[st.SQLState()]
 	msg := err.Error()
 	if code == CodeRefused {
 		msg = "dpproxy refused the query: " + msg
