@@ -29,6 +29,10 @@ func flattenDerived(sel *parser.Select) (*parser.Select, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Before anything below walks the inlined expressions as trees.
+	if err := checkExpandedSize(inner); err != nil {
+		return nil, err
+	}
 	if inner.Distinct || inner.Limit != nil || inner.ForUpdate {
 		return nil, refuse("a derived table that deduplicates or limits rows no longer has one row per row of its table, so its privacy unit is lost; filter and project only, or group by the privacy unit")
 	}

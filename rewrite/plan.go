@@ -182,12 +182,18 @@ func Analyze(in Input) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkExpandedSize(sel); err != nil {
+		return nil, err
+	}
 	in.Select = sel
 	a, err := newAnalysis(in)
 	if err != nil {
 		return nil, err
 	}
 	sel = a.in.Select // a derived table's HAVING may have become a WHERE
+	if err := checkExpandedSize(sel); err != nil {
+		return nil, err
+	}
 	if err := a.checkShape(); err != nil {
 		return nil, err
 	}
@@ -624,52 +630,94 @@ func walk(e parser.Expr, visit func(parser.Expr) bool) {
 	if e == nil || !visit(e) {
 		return
 	}
+	for _, c := range children(e) {
+		walk(c, visit)
+	}
+}
+
+// children are an expression's direct sub-expressions (some may be nil).
+func children(e parser.Expr) []parser.Expr {
 	switch n := e.(type) {
 	case *parser.Unary:
-		walk(n.X, visit)
+		return []parser.Expr{n.X}
 	case *parser.Binary:
-		walk(n.L, visit)
-		walk(n.R, visit)
+		return []parser.Expr{n.L, n.R}
 	case *parser.Func:
-		for _, x := range n.Args {
-			walk(x, visit)
-		}
+		out := append([]parser.Expr(nil), n.Args...)
 		for _, o := range n.WithinGroup {
-			walk(o.Expr, visit)
+			out = append(out, o.Expr)
 		}
+		return out
 	case *parser.Case:
-		walk(n.Operand, visit)
+		out := []parser.Expr{n.Operand, n.Else}
 		for _, w := range n.Whens {
-			walk(w.Cond, visit)
-			walk(w.Result, visit)
+			out = append(out, w.Cond, w.Result)
 		}
-		walk(n.Else, visit)
+		return out
 	case *parser.Between:
-		walk(n.X, visit)
-		walk(n.Lo, visit)
-		walk(n.Hi, visit)
+		return []parser.Expr{n.X, n.Lo, n.Hi}
 	case *parser.In:
-		walk(n.X, visit)
-		for _, x := range n.List {
-			walk(x, visit)
-		}
+		return append([]parser.Expr{n.X}, n.List...)
 	case *parser.IsNull:
-		walk(n.X, visit)
+		return []parser.Expr{n.X}
 	case *parser.IsBool:
-		walk(n.X, visit)
+		return []parser.Expr{n.X}
 	case *parser.Like:
-		walk(n.X, visit)
-		walk(n.Pattern, visit)
-		walk(n.Escape, visit)
+		return []parser.Expr{n.X, n.Pattern, n.Escape}
 	case *parser.Cast:
-		walk(n.X, visit)
+		return []parser.Expr{n.X}
 	case *parser.Row:
-		for _, x := range n.Items {
-			walk(x, visit)
-		}
+		return n.Items
 	case *parser.Interval:
-		walk(n.Value, visit)
+		return []parser.Expr{n.Value}
 	}
+	return nil
+}
+
+// maxExpandedNodes bounds the expression nodes of a query once its derived
+// tables are inlined. Inlining shares sub-trees instead of copying them, so a
+// short statement whose derived tables each use a column twice (x + x over
+// x + x over …) becomes a tree of 2^k nodes: walking or rendering it would
+// take time and memory exponential in the statement's length.
+const maxExpandedNodes = 100_000
+
+// checkExpandedSize refuses a query whose expressions, counted as trees,
+// have more than maxExpandedNodes nodes. The count is memoised by node, so
+// it costs time linear in the shared graph, not in the tree.
+func checkExpandedSize(sel *parser.Select) error {
+	memo := map[parser.Expr]int{}
+	var size func(e parser.Expr) int
+	size = func(e parser.Expr) int {
+		if e == nil {
+			return 0
+		}
+		if n, ok := memo[e]; ok {
+			return n
+		}
+		n := 1
+		for _, c := range children(e) {
+			n = min(n+size(c), maxExpandedNodes+1)
+		}
+		memo[e] = n
+		return n
+	}
+	total := 0
+	add := func(e parser.Expr) { total = min(total+size(e), maxExpandedNodes+1) }
+	for _, it := range sel.Items {
+		add(it.Expr)
+	}
+	add(sel.Where)
+	for _, g := range sel.GroupBy {
+		add(g)
+	}
+	add(sel.Having)
+	for _, o := range sel.OrderBy {
+		add(o.Expr)
+	}
+	if total > maxExpandedNodes {
+		return unsupported("a query whose expressions, once its derived tables are inlined, have more than %d parts", maxExpandedNodes)
+	}
+	return nil
 }
 
 // isUnit reports whether e is the source's privacy unit column, equal to
