@@ -26,7 +26,11 @@ func TestTrainMemoryCapPairSameOutcome(t *testing.T) {
 		for i, cut := range []float64{income - 1, income + 1} {
 			name := fmt.Sprintf("cap_%s_%d", tg.name, i)
 			q := fmt.Sprintf("TRAIN PRIVATE LOGREG %s ON (SELECT age, sex FROM pums_person WHERE pid = 11 OR (pid = 10 AND income > %v)) LABEL sex = 1 WITH (epsilon = 0.001, max_bytes = 5)", name, cut)
-			eps0, del0 := budget(t, c)
+			// Σε (basic composition): the difference is this charge
+			// exactly, whatever the user spent before.
+			basic := spentOn(t, c)
+			eps0, del0 := basic(), 0.0
+			_, del0 = budget(t, c)
 			var o outcome
 			rows, err := c.QueryContext(context.Background(), q)
 			if err != nil {
@@ -41,7 +45,8 @@ func TestTrainMemoryCapPairSameOutcome(t *testing.T) {
 				}
 				rows.Close()
 			}
-			eps1, del1 := budget(t, c)
+			eps1 := basic()
+			_, del1 := budget(t, c)
 			o.eps, o.del = eps1-eps0, del1-del0
 			got = append(got, o)
 			mustExec(t, c, "DROP MODEL "+name)
