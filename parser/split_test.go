@@ -60,3 +60,26 @@ func TestSplitPGSyntaxErrorWithDPStatement(t *testing.T) {
 		t.Errorf("got %v, want a syntax error", err)
 	}
 }
+
+func TestPGSetTimeZoneInterval(t *testing.T) {
+	for sql, want := range map[string]string{
+		"SET TIME ZONE INTERVAL '+00:00' HOUR TO MINUTE": "<+00>-00",
+		"SET TIME ZONE INTERVAL '-08:00' HOUR TO MINUTE": "<-08>+08",
+		"SET TIME ZONE INTERVAL '+05:30' HOUR TO MINUTE": "<+05:30>-05:30",
+		"SET TIME ZONE 'UTC'":                            "UTC",
+	} {
+		stmt, _, err := Parse(sql, PostgreSQL)
+		if err != nil {
+			t.Errorf("%s: %v", sql, err)
+			continue
+		}
+		set, ok := stmt.(*Set)
+		if !ok || len(set.Assignments) != 1 || set.Assignments[0].Name != "timezone" {
+			t.Errorf("%s: %#v", sql, stmt)
+			continue
+		}
+		if l, ok := set.Assignments[0].Value.(*Literal); !ok || l.Value != want {
+			t.Errorf("%s: value %#v, want %q", sql, set.Assignments[0].Value, want)
+		}
+	}
+}
