@@ -2,8 +2,11 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
+	"os"
+	osexec "os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,6 +120,36 @@ func TestPGMultiStatement(t *testing.T) {
 		// The extended protocol still takes one statement only.
 		if _, err := pc.Prepare(ctx, "", "SELECT 1; SELECT 2", nil); err == nil || !strings.Contains(err.Error(), "multi") {
 			t.Errorf("Parse of two statements: %v", err)
+		}
+	})
+}
+
+// psqlODBC (the ODBC path of Tableau, Excel, Power BI) through unixODBC
+// and pyodbc: it connects (its connect string is several statements in one
+// simple query) and counts. Skipped when the Debian packages are missing
+// (scripts/test.sh installs them).
+func TestPGODBC(t *testing.T) {
+	const driver = "/usr/lib/x86_64-linux-gnu/odbc/psqlodbcw.so"
+	if _, err := os.Stat(driver); err != nil {
+		t.Skip("odbc-postgresql is not installed")
+	}
+	forEach(t, func(t *testing.T, tg *target) {
+		host, port := hostPort(t, tg.pgAddr)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		out, err := osexec.CommandContext(ctx, "/usr/bin/python3", "testdata/pgodbc.py", host, port, "tester", testerPassword, tg.db, driver).CombinedOutput()
+		if err != nil {
+			if strings.Contains(string(out), "ModuleNotFoundError") && os.Getenv("CI") == "" {
+				t.Skipf("pyodbc missing: %s", out)
+			}
+			t.Fatalf("pgodbc.py: %v\n%s", err, out)
+		}
+		var got map[string]float64
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("pgodbc.py output: %v\n%s", err, out)
+		}
+		if got["count"] < 1000 || got["epsilon_basic"] <= 0 {
+			t.Errorf("pgodbc.py: %v", got)
 		}
 	})
 }
