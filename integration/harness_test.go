@@ -52,6 +52,7 @@ func testPolicy(driver, dsn, dataDir string) (*policy.Policy, error) {
 	pol.Roles["tester"] = &policy.Role{Budget: policy.Budget{Epsilon: 1e9, Delta: 0.5}}
 	pol.Roles["small"] = &policy.Role{Budget: policy.Budget{Epsilon: 3, Delta: 1e-5}, MaxEpsilonPerQuery: 1}
 	pol.Users["tester"] = &policy.User{Password: testerPassword, Role: "tester"}
+	pol.Users["multistmt"] = &policy.User{Password: "multistmt", Role: "tester"} // its own spend, read by TestPGMultiStatement
 	for _, u := range []string{"budget1", "budget2", "budget3", "restart"} {
 		pol.Users[u] = &policy.User{Password: u, Role: "small"}
 	}

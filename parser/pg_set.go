@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,11 @@ func (c *pgConverter) setStmt(s *pg.VariableSetStmt) (Statement, error) {
 	}
 	switch s.Kind {
 	case pg.VariableSetKind_VAR_SET_VALUE:
+		if name == "timezone" && len(s.Args) == 1 {
+			if zone, ok := pgIntervalZone(s.Args[0]); ok {
+				return &Set{Assignments: []Assignment{{Name: name, Scope: ScopeSession, Value: &Literal{Value: zone}}}}, nil
+			}
+		}
 		value, err := c.setValue(s.Args)
 		if err != nil {
 			return nil, err
@@ -107,4 +113,49 @@ func (c *pgConverter) setTransaction(s *pg.VariableSetStmt) (Statement, error) {
 		out.Assignments = append(out.Assignments, Assignment{Name: d.Defname, Scope: ScopeSession, Value: value})
 	}
 	return out, nil
+}
+
+// pgIntervalZone reads SET TIME ZONE INTERVAL '+00:00' HOUR TO MINUTE
+// (sequelize sends it on connect): a fixed offset, named as PostgreSQL's
+// SHOW TimeZone names it ("<+00>-00", "<+05:30>-05:30", "<-08>+08").
+func pgIntervalZone(n *pg.Node) (string, bool) {
+	tc := n.GetTypeCast()
+	if tc == nil || tc.TypeName == nil || len(tc.TypeName.Names) == 0 {
+		return "", false
+	}
+	if tc.TypeName.Names[len(tc.TypeName.Names)-1].GetString_().GetSval() != "interval" {
+		return "", false
+	}
+	c := tc.Arg.GetAConst()
+	if c == nil || c.GetSval() == nil {
+		return "", false
+	}
+	text := strings.TrimSpace(c.GetSval().Sval)
+	sign := "+"
+	if rest, ok := strings.CutPrefix(text, "-"); ok {
+		sign, text = "-", rest
+	} else {
+		text = strings.TrimPrefix(text, "+")
+	}
+	hh, mm, _ := strings.Cut(text, ":")
+	h, err1 := strconv.Atoi(hh)
+	m, err2 := 0, error(nil)
+	if mm != "" {
+		m, err2 = strconv.Atoi(mm)
+	}
+	if err1 != nil || err2 != nil || h < 0 || h > 15 || m < 0 || m > 59 || len(hh) > 2 || len(mm) > 2 {
+		return "", false
+	}
+	offset := fmt.Sprintf("%02d", h)
+	if m != 0 {
+		offset += fmt.Sprintf(":%02d", m)
+	}
+	if h == 0 && m == 0 {
+		sign = "+"
+	}
+	back := "-"
+	if sign == "-" {
+		back = "+"
+	}
+	return "<" + sign + offset + ">" + back + offset, true
 }

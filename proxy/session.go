@@ -56,6 +56,27 @@ func (s *Session) Execute(ctx context.Context, sql string) (res *Result, err err
 	return s.run(ctx, sql, nil, nil)
 }
 
+// Split cuts the text of a PostgreSQL simple query into the statements
+// that Execute then runs one at a time (parser.SplitPG): none for text
+// with no statement, the text itself when it holds one. A syntax error
+// anywhere is returned before any of it runs, as PostgreSQL does. The
+// whole text is held to the statement size limit first, as Execute holds
+// one statement. The MySQL dialect does not split (its clients ask for
+// several statements with CLIENT_MULTI_STATEMENTS, not supported).
+func (s *Session) Split(sql string) ([]string, error) {
+	if s.dialect != parser.PostgreSQL {
+		return []string{sql}, nil
+	}
+	if err := s.engine.checkStatementSize(sql); err != nil {
+		return nil, err
+	}
+	stmts, err := parser.SplitPG(sql)
+	if err != nil {
+		return nil, s.classify(err)
+	}
+	return stmts, nil
+}
+
 // Prepare parses a statement for later execution with parameters.
 func (s *Session) Prepare(ctx context.Context, sql string) (*Prepared, error) {
 	if err := s.engine.checkStatementSize(sql); err != nil {

@@ -207,8 +207,7 @@ func (c *conn) loop() {
 func (c *conn) handle(msg pgproto3.FrontendMessage) bool {
 	switch m := msg.(type) {
 	case *pgproto3.Query:
-		c.simpleQuery(m.String)
-		return c.flush()
+		return c.simpleQuery(m.String)
 	case *pgproto3.Parse:
 		c.extended(c.parse(m))
 	case *pgproto3.Bind:

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dpproxy/dpproxy/parser"
 	"github.com/dpproxy/dpproxy/policy"
 	"github.com/dpproxy/dpproxy/proxy"
 )
@@ -97,6 +98,15 @@ func mixedResult() *proxy.Result {
 	}}
 }
 
+// Split cuts as the engine does, with PostgreSQL's parser.
+func (s *fakeSession) Split(sql string) ([]string, error) {
+	stmts, err := parser.SplitPG(sql)
+	if err != nil {
+		return nil, proxy.Errorf(proxy.CodeSyntax, "%v", err)
+	}
+	return stmts, nil
+}
+
 func (s *fakeSession) Execute(ctx context.Context, sql string) (*proxy.Result, error) {
 	return s.run(ctx, sql, nil)
 }
@@ -114,7 +124,12 @@ func (s *fakeSession) run(ctx context.Context, sql string, args []proxy.Value) (
 		}
 		return nil, proxy.Errorf(errorStatements[name], "failed: %s", name)
 	}
+	if text, ok := strings.CutPrefix(sql, "select echo "); ok {
+		return &proxy.Result{Columns: []proxy.Column{{Name: "echo", Type: proxy.TypeString}}, Rows: [][]proxy.Value{{text}}}, nil
+	}
 	switch strings.ToLower(sql) {
+	case "select fail":
+		return nil, proxy.Errorf(proxy.CodeRefused, "failed: refused")
 	case "select 1":
 		return &proxy.Result{Columns: []proxy.Column{{Name: "?column?", Type: proxy.TypeInt}}, Rows: [][]proxy.Value{{int64(1)}}}, nil
 	case "select mixed", "select known":

@@ -362,3 +362,62 @@ func TestFlushWithoutSync(t *testing.T) {
 	w.send(&pgproto3.FunctionCall{Function: 1}, &pgproto3.Sync{})
 	w.expect("ErrorResponse:0A000", "ReadyForQuery:I", "ReadyForQuery:I")
 }
+
+// A simple query of several statements runs each in turn, as PostgreSQL
+// does: each statement's results, one ReadyForQuery at the end; after an
+// error the rest are skipped.
+func TestSimpleQuerySeveralStatements(t *testing.T) {
+	s, e := startServer(t)
+	w := openWire(t, s)
+	w.send(&pgproto3.Query{String: "select 1; select many;commit"})
+	w.expect("RowDescription", "DataRow", "CommandComplete:SELECT 1",
+		"RowDescription", "DataRow", "DataRow", "DataRow", "DataRow", "DataRow",
+		"DataRow", "DataRow", "DataRow", "DataRow", "DataRow", "CommandComplete:SELECT 10",
+		"CommandComplete:COMMIT", "ReadyForQuery:I")
+
+	// An error in the middle: sent, the rest skipped, one ReadyForQuery.
+	w.send(&pgproto3.Query{String: "begin; select fail; select many; commit"})
+	w.expect("CommandComplete:BEGIN", "ErrorResponse:42501", "ReadyForQuery:T")
+	_, _, received, _ := e.snapshot()
+	if last := received[len(received)-1]; last != "select fail" {
+		t.Fatalf("a statement after the error reached the engine: %q", received)
+	}
+	w.send(&pgproto3.Query{String: "commit"})
+	w.expect("CommandComplete:COMMIT", "ReadyForQuery:I")
+
+	// Empty statements between semicolons are no statements; text with
+	// none at all is EmptyQueryResponse.
+	w.send(&pgproto3.Query{String: ";select 1;; ;\n-- c\n;select 1;"})
+	w.expect("RowDescription", "DataRow", "CommandComplete:SELECT 1",
+		"RowDescription", "DataRow", "CommandComplete:SELECT 1", "ReadyForQuery:I")
+	for _, q := range []string{";;", "-- only a comment", "/* c */ ; -- d"} {
+		w.send(&pgproto3.Query{String: q})
+		w.expect("EmptyQueryResponse", "ReadyForQuery:I")
+	}
+
+	// A ';' inside a string, a dollar quote or a quoted identifier does
+	// not cut.
+	w.send(&pgproto3.Query{String: `select echo 'a;b'; select echo $$c;'d$$;select echo $x$e;$$;f$x$; select echo E'g\';h'`})
+	msgs := w.expect("RowDescription", "DataRow", "CommandComplete:SELECT 1",
+		"RowDescription", "DataRow", "CommandComplete:SELECT 1",
+		"RowDescription", "DataRow", "CommandComplete:SELECT 1",
+		"RowDescription", "DataRow", "CommandComplete:SELECT 1", "ReadyForQuery:I")
+	var got []string
+	for _, m := range msgs {
+		if row, ok := m.(*pgproto3.DataRow); ok {
+			got = append(got, string(row.Values[0]))
+		}
+	}
+	want := []string{`'a;b'`, `$$c;'d$$`, `$x$e;$$;f$x$`, `E'g\';h'`}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("statements %q, want %q", got, want)
+	}
+
+	// A syntax error anywhere runs nothing, as in PostgreSQL.
+	_, _, before, _ := e.snapshot()
+	w.send(&pgproto3.Query{String: "select 1; select 1 +; select 1"})
+	w.expect("ErrorResponse:42601", "ReadyForQuery:I")
+	if _, _, after, _ := e.snapshot(); len(after) != len(before)+1 || after[len(after)-1] != "select 1; select 1 +; select 1" {
+		t.Fatalf("engine got %q", after[len(before):])
+	}
+}

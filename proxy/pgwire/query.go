@@ -9,31 +9,56 @@ import (
 	"github.com/dpproxy/dpproxy/proxy"
 )
 
-// simpleQuery answers a Query message: the whole text goes to the engine,
-// which parses it and decides about several statements in one string.
-// Like PostgreSQL, a simple query drops the unnamed statement and portal.
-func (c *conn) simpleQuery(sql string) {
+// simpleQuery answers a Query message as PostgreSQL's exec_simple_query
+// does: the engine cuts the text into statements, which run in turn, each
+// an engine call of its own (its own limits, charge, timeout and cancel).
+// Each answers with its rows and CommandComplete; on the first error the
+// ErrorResponse is sent and the statements after it are skipped; one
+// ReadyForQuery ends it all. Text with no statement (white space, ';',
+// comments) is answered EmptyQueryResponse. Like PostgreSQL, a simple
+// query drops the unnamed statement and portal. False: the client is gone.
+func (c *conn) simpleQuery(sql string) bool {
 	delete(c.stmts, "")
 	delete(c.portals, "")
-	if blank(sql) {
+	var stmts []string
+	var err error
+	if !blank(sql) {
+		sess := c.session
+		_, err = c.guard("split", func(context.Context) (*proxy.Result, error) {
+			stmts, err = sess.Split(sql)
+			return nil, err
+		})
+	}
+	switch {
+	case err != nil:
+		c.sendError(err)
+	case len(stmts) == 0:
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
-	} else {
-		res, err := c.call("query", func(ctx context.Context, sess Session) (*proxy.Result, error) {
-			return sess.Execute(ctx, sql)
+	}
+	for _, stmt := range stmts {
+		if err != nil {
+			break
+		}
+		var res *proxy.Result
+		res, err = c.call("query", func(ctx context.Context, sess Session) (*proxy.Result, error) {
+			return sess.Execute(ctx, stmt)
 		})
 		if err == nil {
 			err = c.sendResult(res, nil)
 		}
 		if err != nil {
 			c.sendError(err)
+		} else if c.unflushed > flushThreshold && !c.flush() {
+			return false
 		}
 	}
 	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.txStatus})
+	return c.flush()
 }
 
 // blank reports a query string with nothing but white space and
-// semicolons, which PostgreSQL answers with EmptyQueryResponse. A string
-// with only a comment is the engine's to judge.
+// semicolons, which PostgreSQL answers with EmptyQueryResponse, without
+// asking the engine.
 func blank(sql string) bool {
 	return strings.Trim(sql, " \t\r\n\f\v;") == ""
 }

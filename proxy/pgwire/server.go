@@ -26,6 +26,10 @@ import (
 // satisfies it). Its methods are never called concurrently for one
 // connection.
 type Session interface {
+	// Split cuts a simple query's text into its statements (none: answer
+	// EmptyQueryResponse), which Execute then runs in turn; an error is
+	// the whole query's, before any statement runs.
+	Split(sql string) ([]string, error)
 	Execute(ctx context.Context, sql string) (*proxy.Result, error)
 	// Prepare parses a statement with $n parameters. Prepared.Columns
 	// should be set when the result's shape is known without running it:

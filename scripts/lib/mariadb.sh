@@ -73,6 +73,8 @@ install_deps() {
 	have_py psycopg2 || missing+=(python3-psycopg2)
 	have_py psycopg || missing+=(python3-psycopg)
 	have_py pandas || missing+=(python3-pandas)
+	have_py pyodbc || missing+=(python3-pyodbc unixodbc)
+	[[ -f /usr/lib/x86_64-linux-gnu/odbc/psqlodbcw.so ]] || missing+=(odbc-postgresql)
 	[[ -f /usr/share/java/postgresql.jar ]] || missing+=(libpostgresql-jdbc-java)
 	have_bin sysbench || missing+=(sysbench)
 	pg_bin initdb >/dev/null || missing+=(postgresql)
