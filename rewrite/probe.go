@@ -1,6 +1,8 @@
 package rewrite
 
 import (
+	"strconv"
+
 	"github.com/dpproxy/dpproxy/eval"
 	"github.com/dpproxy/dpproxy/parser"
 )
@@ -24,7 +26,8 @@ func ProvablyEmpty(sel *parser.Select, params []any) bool {
 	return len(sel.GroupBy) > 0 || !aggregates(sel)
 }
 
-// limitZero: the row count is the literal 0 or a parameter bound to 0.
+// limitZero: the row count is the literal 0 or a parameter bound to 0 (the
+// client's choice, not data's).
 func limitZero(e parser.Expr, params []any) bool {
 	var v any
 	switch x := e.(type) {
@@ -45,6 +48,11 @@ func limitZero(e parser.Expr, params []any) bool {
 		return n == 0
 	case uint64:
 		return n == 0
+	case string:
+		// Drivers that send parameters as text (lib/pq) bind "0"; the
+		// backend reads it as the integer 0.
+		i, err := strconv.ParseInt(n, 10, 64)
+		return err == nil && i == 0
 	}
 	return false
 }
