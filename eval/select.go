@@ -146,14 +146,11 @@ func (s *scope) expand(sel []parser.SelectItem) ([]item, error) {
 }
 
 func itemName(si parser.SelectItem) string {
-	if si.Alias != "" {
-		return si.Alias
+	if si.Alias != "" || si.DefaultName != "" || si.Text != "" {
+		return si.ColumnName()
 	}
 	if ref, ok := si.Expr.(*parser.ColumnRef); ok {
 		return ref.Name
-	}
-	if si.Text != "" {
-		return si.Text
 	}
 	if l, ok := si.Expr.(*parser.Literal); ok {
 		if l.Text != "" {

@@ -461,3 +461,63 @@ type ShowPrivacyBudget struct {
 }
 
 func (*ShowPrivacyBudget) statement() {}
+
+// mysqlMaxColumnName is the length (in characters) at which MariaDB cuts the
+// name it gives an unaliased expression.
+const mysqlMaxColumnName = 255
+
+// ColumnName is the name the client's own server would give the item's
+// result column: its alias; else, from the PostgreSQL front end,
+// DefaultName (FigureColname's name); else MariaDB's: the column's name for
+// a column reference (unquoted, unqualified), the value of a quoted string
+// literal, and the item's text, cut at 255 characters, for anything else.
+// Star items have no single name ("").
+func (it SelectItem) ColumnName() string {
+	switch {
+	case it.Star:
+		return ""
+	case it.Alias != "":
+		return it.Alias
+	case it.DefaultName != "":
+		return it.DefaultName
+	}
+	switch x := it.Expr.(type) {
+	case *ColumnRef:
+		return x.Name
+	case *Literal:
+		// A quoted string ('a', "a", _utf8'a', N'a'), not 0x41 or b'1'.
+		if s, ok := x.Value.(string); ok && quotedString(it.Text) {
+			return truncateRunes(s, mysqlMaxColumnName)
+		}
+	}
+	return truncateRunes(it.Text, mysqlMaxColumnName)
+}
+
+func quotedString(text string) bool {
+	if text == "" {
+		return false
+	}
+	switch c := text[0]; {
+	case c == '\'' || c == '"':
+		return true
+	case c == '_':
+		return true
+	case (c == 'N' || c == 'n') && len(text) > 1 && text[1] == '\'':
+		return true
+	}
+	return false
+}
+
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}

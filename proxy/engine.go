@@ -51,8 +51,9 @@ type Engine struct {
 	metrics  *metrics.Metrics
 
 	mu      sync.RWMutex
-	schema  map[string][]string // backend columns of each policy table, lower case
-	tables  map[string]string   // every backend table: lower case → its name
+	schema  map[string][]string             // backend columns of each policy table, lower case
+	colInfo map[string][]backend.ColumnInfo // the same columns as the backend declares them
+	tables  map[string]string               // every backend table: lower case → its name
 	catalog *catalog.Catalog
 	pgcat   *pgcatalog.Catalog // the emulated pg_catalog for PostgreSQL clients
 	loaded  time.Time
@@ -117,6 +118,7 @@ func (e *Engine) loadSchema(ctx context.Context) error {
 		have[strings.ToLower(n)] = n
 	}
 	schema := map[string][]string{}
+	colInfo := map[string][]backend.ColumnInfo{}
 	var infos []catalog.TableInfo
 	var tables []string
 	for name := range e.policy.Tables {
@@ -139,6 +141,7 @@ func (e *Engine) loadSchema(ctx context.Context) error {
 			lower[i] = strings.ToLower(c.Name)
 		}
 		schema[name] = lower
+		colInfo[name] = cols
 		infos = append(infos, catalog.TableInfo{Name: name, Public: t.Public, Columns: cols})
 	}
 	cat := catalog.New(e.database, infos, e.ServerVersion())
@@ -148,7 +151,7 @@ func (e *Engine) loadSchema(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	old := e.pgcat
-	e.schema, e.tables, e.catalog, e.pgcat, e.loaded = schema, have, cat, pgcat, time.Now()
+	e.schema, e.colInfo, e.tables, e.catalog, e.pgcat, e.loaded = schema, colInfo, have, cat, pgcat, time.Now()
 	e.mu.Unlock()
 	if old != nil {
 		old.Close()
@@ -161,6 +164,14 @@ func (e *Engine) Columns(table string) ([]string, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	cols, ok := e.schema[strings.ToLower(table)]
+	return cols, ok
+}
+
+// columnInfo is a policy table's backend columns, in the backend's order.
+func (e *Engine) columnInfo(table string) ([]backend.ColumnInfo, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	cols, ok := e.colInfo[strings.ToLower(table)]
 	return cols, ok
 }
 

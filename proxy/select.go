@@ -63,6 +63,12 @@ func (s *Session) selectStmt(ctx context.Context, sqlText, fingerprint string, s
 		s.kind = metrics.KindPublic
 		return s.publicSelect(ctx, sel, args)
 	}
+	// A statement that returns no rows whatever the data is answered here,
+	// before any charge, with its columns (rewrite.ProvablyEmpty).
+	if res, ok := s.probe(sel, args); ok {
+		s.kind = metrics.KindCatalog
+		return res, nil
+	}
 	s.kind = metrics.KindDP
 	return s.dpSelect(ctx, sqlText, fingerprint, sel, args)
 }

@@ -365,15 +365,9 @@ func (a *analysis) items() error {
 			return err
 		}
 		// The alias, else the name the client's own server would give
-		// (PostgreSQL: "count", "avg"; MySQL: the item's text).
-		name := it.Alias
-		if name == "" {
-			name = it.DefaultName
-		}
-		if name == "" {
-			name = it.Text
-		}
-		a.plan.Items = append(a.plan.Items, Item{Name: name, Expr: a.substituteKeys(it.Expr)})
+		// (PostgreSQL: "count", "avg"; MariaDB: "sex" for `adult`.`sex`,
+		// the item's text for an expression).
+		a.plan.Items = append(a.plan.Items, Item{Name: it.ColumnName(), Expr: a.substituteKeys(it.Expr)})
 	}
 	return nil
 }

@@ -45,11 +45,10 @@ func (r *renderer) selectSQL(sel *parser.Select) (string, error) {
 				return "", err
 			}
 			b.WriteString(s)
-			name := it.Alias
-			if name == "" {
-				name = it.Text
-			}
-			if name != "" {
+			// Named as the client's server would name it, whatever the
+			// backend (MariaDB keeps `t`.`c` as the column's name, not
+			// its text; PostgreSQL calls COUNT(*) "count").
+			if name := it.ColumnName(); name != "" {
 				b.WriteString(" AS " + r.ident(name))
 			}
 		}
