@@ -31,6 +31,10 @@ type Backend struct {
 	// Tables and Columns describe: for MySQL the DSN's database, for SQLite
 	// "main" unless the caller sets another attached schema.
 	Database string
+	// Name is the database's name as its server knows it, which clients
+	// name when they connect: the DSN's database on MySQL, current_database()
+	// on PostgreSQL (where Database is the schema), Database on SQLite.
+	Name string
 	// mariadb is set by Open when a MySQL-protocol backend is MariaDB,
 	// whose SET STATEMENT … FOR bounds each statement's time (pin.go).
 	mariadb bool
@@ -94,6 +98,7 @@ func Open(ctx context.Context, driver, dsn string, maxOpen int) (*Backend, error
 		}
 		b.mariadb = strings.Contains(strings.ToLower(version), "mariadb")
 	}
+	b.Name = b.Database // PostgreSQL's is read below
 	if driver == Postgres {
 		if err := b.postgresSchema(ctx); err != nil {
 			b.DB.Close()

@@ -42,13 +42,14 @@ func redactPostgres(dsn string) string {
 // postgresSchema reads the schema unqualified names resolve to.
 func (b *Backend) postgresSchema(ctx context.Context) error {
 	var schema sql.NullString
-	if err := b.DB.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+	var name string
+	if err := b.DB.QueryRowContext(ctx, "SELECT current_schema(), current_database()").Scan(&schema, &name); err != nil {
 		return err
 	}
 	if !schema.Valid {
 		return fmt.Errorf("the search path names no existing schema")
 	}
-	b.Database = schema.String
+	b.Database, b.Name = schema.String, name
 	return nil
 }
 

@@ -79,6 +79,11 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		e.log = slog.Default()
 	}
 	if e.database == "" {
+		// The backend's own name for its database (on PostgreSQL not the
+		// schema, which clients see as public).
+		e.database = cfg.Backend.Name
+	}
+	if e.database == "" {
 		e.database = cfg.Backend.Database
 	}
 	for name, t := range cfg.Policy.Tables {
@@ -100,6 +105,13 @@ func (e *Engine) ServerVersion() string { return "10.11.99-MariaDB-dpproxy-" + V
 
 // Database is the one database clients see.
 func (e *Engine) Database() string { return e.database }
+
+// servesDatabase reports whether a client naming db at connect or in USE
+// means the one database dpproxy serves: its own name for it, or the
+// backend's (a client configured for the backend works unchanged).
+func (e *Engine) servesDatabase(db string) bool {
+	return strings.EqualFold(db, e.database) || (e.backend.Name != "" && strings.EqualFold(db, e.backend.Name))
+}
 
 // Policy returns the engine's policy (read-only).
 func (e *Engine) Policy() *policy.Policy { return e.policy }
@@ -145,7 +157,7 @@ func (e *Engine) loadSchema(ctx context.Context) error {
 		infos = append(infos, catalog.TableInfo{Name: name, Public: t.Public, Columns: cols})
 	}
 	cat := catalog.New(e.database, infos, e.ServerVersion())
-	pgcat, err := pgcatalog.New(e.database, "public", infos, pgServerVersion)
+	pgcat, err := pgcatalog.New(e.database, pgSchema, infos, pgServerVersion)
 	if err != nil {
 		return fmt.Errorf("proxy: building the PostgreSQL catalog: %w", err)
 	}

@@ -16,7 +16,7 @@ const PostgresVersion = pgServerVersion + " (dpproxy)"
 // the database dpproxy serves. params are the startup parameters
 // (application_name, client_encoding, ...), kept as session settings.
 func (e *Engine) NewPGSession(ctx context.Context, user, database string, params map[string]string) (*Session, error) {
-	if database != "" && !strings.EqualFold(database, e.database) {
+	if database != "" && !e.servesDatabase(database) {
 		return nil, Errorf(CodeUnknownDB, "database \"%s\" does not exist (dpproxy serves \"%s\")", database, e.database)
 	}
 	s, err := e.NewSession(ctx, user, e.database, parser.PostgreSQL)

@@ -73,9 +73,19 @@ func (s *Session) selectStmt(ctx context.Context, sqlText, fingerprint string, s
 	return s.dpSelect(ctx, sqlText, fingerprint, sel, args)
 }
 
-// checkSchema accepts a table name qualified with the served database.
+// pgSchema is the schema PostgreSQL clients see the served tables in, on
+// every backend: the catalog advertises it, and Metabase, Superset, Tableau
+// and DBeaver qualify every data query with it.
+const pgSchema = "public"
+
+// checkSchema accepts a table name qualified with the served database, and
+// on the PostgreSQL door with its schema, public.
 func (s *Session) checkSchema(tn *parser.TableName) error {
-	if tn.Schema != "" && !strings.EqualFold(tn.Schema, s.engine.database) {
+	if tn.Schema != "" && !s.engine.servesDatabase(tn.Schema) &&
+		!(s.dialect == parser.PostgreSQL && strings.EqualFold(tn.Schema, pgSchema)) {
+		if s.dialect == parser.PostgreSQL {
+			return Errorf(CodeUnknownTable, "relation \"%s.%s\" does not exist (dpproxy serves schema %s)", tn.Schema, tn.Name, pgSchema)
+		}
 		return Errorf(CodeUnknownDB, "Unknown database '%s'", tn.Schema)
 	}
 	if tn.Schema == "" && s.db == "" {

@@ -291,7 +291,7 @@ func (s *Session) classify(err error) error {
 // information_schema for catalog reads.
 func (s *Session) use(db string) error {
 	switch {
-	case strings.EqualFold(db, s.engine.database):
+	case s.engine.servesDatabase(db):
 		s.db = s.engine.database
 	case strings.EqualFold(db, "information_schema"):
 		s.db = "information_schema"
