@@ -79,5 +79,17 @@ func isSelect(q string) bool {
 	return len(q) >= 6 && (strings.EqualFold(q[:6], "select") || strings.EqualFold(q[:4], "with"))
 }
 
+// Check has the backend prepare query without running it: parse, name
+// resolution and type checking, from the statement and the schema alone
+// (PostgreSQL's Parse message, MySQL's COM_STMT_PREPARE, sqlite3_prepare).
+// No row is read, so what it reports cannot depend on the data.
+func (p *Pinned) Check(ctx context.Context, query string) error {
+	st, err := p.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+}
+
 // Close returns the connection to the pool.
 func (p *Pinned) Close() error { return p.conn.Close() }

@@ -19,7 +19,10 @@ import (
 //  1. Pin a backend connection and prove it answers (and set the backend's
 //     own statement timeout). A failure here happens before anything is
 //     charged or any row read: the client is told the backend is
-//     unavailable, and nothing is spent.
+//     unavailable, and nothing is spent. Then have the backend prepare each
+//     statement in check without running it: what preparing reports (a
+//     type the backend will not compare, a missing column) depends on the
+//     statement and the schema only, so it is told to the client, free.
 //  2. Charge c in the ledger (durably). A refusal (budget, per-query cap,
 //     floor) writes nothing and reaches no backend.
 //  3. Run read on the pinned connection. From here on, whatever happens is an
@@ -31,7 +34,7 @@ import (
 //
 // There is no refund: a backend error, a timeout or a hit limit after step 2
 // could depend on a row's value, and a refund would make it a free oracle.
-func (s *Session) withCharge(ctx context.Context, c ledger.Charge, read func(ctx context.Context, q querier) (*Result, error)) (*Result, ledger.Receipt, error) {
+func (s *Session) withCharge(ctx context.Context, c ledger.Charge, check []string, read func(ctx context.Context, q querier) (*Result, error)) (*Result, ledger.Receipt, error) {
 	pin, err := s.engine.backend.Pin(ctx, 0)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -39,6 +42,17 @@ func (s *Session) withCharge(ctx context.Context, c ledger.Charge, read func(ctx
 		}
 		s.engine.log.Warn("backend unavailable", append(s.logAttrs(), "err", err)...)
 		return nil, ledger.Receipt{}, &Error{Code: CodeBackend, Msg: "the backend is unavailable; nothing was charged, try again later", Err: err}
+	}
+	for _, q := range check {
+		if err := pin.Check(ctx, q); err != nil {
+			pin.Close()
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, ledger.Receipt{}, ctxErr
+			}
+			s.engine.log.Info("the backend refused to prepare a statement", append(s.logAttrs(), "sql", clip(q), "err", err)...)
+			return nil, ledger.Receipt{}, &Error{Code: CodeUnsupported, Err: err,
+				Msg: "the backend cannot run the SQL dpproxy wrote for this statement (nothing was charged): " + err.Error()}
+		}
 	}
 	receipt, err := s.engine.ledger.Charge(ctx, c, s.limits())
 	if err != nil {

@@ -49,27 +49,50 @@ func spentBy(t *testing.T, led ledger.Store) float64 {
 	return sp.Epsilon
 }
 
-// A backend error after the charge keeps the charge and reaches the client as
-// one generic message: the backend's text (here SQLite's "no such table",
-// in a real attack a row's value quoted in a cast error) never does.
+// A failure after the charge keeps the charge and reaches the client as one
+// generic message: the backend's text (in a real attack, a row's value quoted
+// in a cast error) never does. Here the statement outlives its deadline while
+// the backend reads the rows.
 func TestFailureAfterTheChargeIsGenericAndCharged(t *testing.T) {
 	b := auditDB(t, false)
+	// Enough rows that the bounded SQL takes far longer than the deadline.
+	if _, err := b.DB.Exec(`INSERT INTO t SELECT 100 + value % 50000, value % 100, 0
+		FROM (WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < 200000) SELECT value FROM n)`); err != nil {
+		t.Fatal(err)
+	}
 	s, led := chargeSession(t, b, -1)
-	// The engine read t's columns at start; the table now goes away, so
-	// the statement passes every check, is charged, and fails in the backend.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := s.Execute(ctx, "SELECT SUM(x), AVG(x), COUNT(*) FROM t")
+	var pe *proxy.Error
+	if !errors.As(err, &pe) || pe.Code != proxy.CodeBackend {
+		t.Fatalf("want the generic failure after the charge, got %v", err)
+	}
+	if strings.Contains(pe.Msg, "interrupt") || strings.Contains(pe.Msg, "deadline") || !strings.Contains(pe.Msg, "incident") || !strings.Contains(pe.Msg, "charge stands") {
+		t.Errorf("the message after the charge: %q", pe.Msg)
+	}
+	if got := spentBy(t, led); got != 1 {
+		t.Errorf("spent ε=%v after a failure after the charge, want 1 (no refund)", got)
+	}
+}
+
+// What the backend says when it prepares dpproxy's SQL (a missing table or
+// column, a type it will not compare) depends on the statement and the
+// schema only: it is told, before the charge, and costs nothing.
+func TestSchemaErrorsAreFoundBeforeTheCharge(t *testing.T) {
+	b := auditDB(t, false)
+	s, led := chargeSession(t, b, -1)
+	// The engine read t's columns at start; the table now goes away.
 	if _, err := b.DB.Exec("DROP TABLE t"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.Execute(context.Background(), "SELECT COUNT(*) FROM t")
 	var pe *proxy.Error
-	if !errors.As(err, &pe) || pe.Code != proxy.CodeBackend {
-		t.Fatalf("want a backend error, got %v", err)
+	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "nothing was charged") || !strings.Contains(pe.Msg, "no such table") {
+		t.Fatalf("want the backend's preparing error, free, got %v", err)
 	}
-	if strings.Contains(pe.Msg, "no such table") || !strings.Contains(pe.Msg, "incident") || !strings.Contains(pe.Msg, "charge stands") {
-		t.Errorf("the message after the charge: %q", pe.Msg)
-	}
-	if got := spentBy(t, led); got != 1 {
-		t.Errorf("spent ε=%v after a failure after the charge, want 1 (no refund)", got)
+	if got := spentBy(t, led); got != 0 {
+		t.Errorf("spent ε=%v for a statement the backend could not prepare", got)
 	}
 }
 

@@ -50,7 +50,13 @@ func (s *Session) dpAnswer(ctx context.Context, sqlText, fingerprint string, sel
 		Rho:         rel.rho,
 		DeltaInRho:  rel.deltaInRho,
 	}
-	res, _, err := s.withCharge(ctx, charge, func(ctx context.Context, q querier) (*Result, error) {
+	check := []string{plan.SQL}
+	for _, a := range plan.Aggs {
+		if a.Histogram != "" {
+			check = append(check, a.Histogram)
+		}
+	}
+	res, _, err := s.withCharge(ctx, charge, check, func(ctx context.Context, q querier) (*Result, error) {
 		groups, err := s.engine.queryGroups(ctx, q, plan, rel.keep())
 		if err != nil {
 			return nil, err

@@ -96,7 +96,7 @@ func (s *Session) evaluateModel(ctx context.Context, sqlText string, st *parser.
 		User: s.user.Name, Role: s.role.Name, Statement: sqlText, Mechanism: "laplace",
 		// Pure ε-DP is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4).
 		Epsilon: eps, Rho: eps * eps / 2,
-	}, func(ctx context.Context, db querier) (*Result, error) {
+	}, []string{q}, func(ctx context.Context, db querier) (*Result, error) {
 		var err error
 		cells, err = s.engine.confusion(ctx, db, q)
 		return nil, err

@@ -106,7 +106,7 @@ func (s *Session) trainModel(ctx context.Context, sqlText string, st *parser.Tra
 		// (ε, δ)-DP: ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4) off an
 		// event of probability below δ, which stays a δ (DeltaInRho 0).
 		Rho: opts.Epsilon * opts.Epsilon / 2,
-	}, func(ctx context.Context, db querier) (*Result, error) {
+	}, []string{labelCountSQL(ts), ts.SQL}, func(ctx context.Context, db querier) (*Result, error) {
 		// The noise is drawn inside: a failure there is an outcome too.
 		var err error
 		model, err = s.engine.fitSampled(ctx, db, ts, enc, opts, maxBytes)
