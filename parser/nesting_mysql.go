@@ -298,28 +298,10 @@ func tidbFeatures(src string, i int) (int, bool) {
 }
 
 // quoted returns the offset past the closing quote q of a string or name
-// whose text starts at i. A doubled quote stands for itself; in strings a
-// backslash escapes the next byte. Unterminated text runs to the end (TiDB
-// rejects it).
+// whose text starts at i (quotedEnd: in strings a backslash escapes the next
+// byte). Unterminated text runs to the end (TiDB rejects it).
 func (l *mysqlNestLexer) quoted(i int, q byte, backslashes bool) int {
-	src := l.src
-	for i < len(src) {
-		switch src[i] {
-		case '\\':
-			if backslashes {
-				i += 2
-				continue
-			}
-		case q:
-			if i+1 < len(src) && src[i+1] == q {
-				i += 2
-				continue
-			}
-			return i + 1
-		}
-		i++
-	}
-	return len(src)
+	return quotedEnd(l.src, i, q, backslashes)
 }
 
 // at follows TiDB's startWithAt: @name, @'name', @`name`, @@name,

@@ -147,7 +147,14 @@ func (l *pgLexer) skipSpace() {
 // identifier whose body starts at i. A doubled quote is part of the body;
 // with backslashes set (E'...'), a backslash escapes the next byte.
 func (l *pgLexer) quoted(i int, q byte, backslashes bool) int {
-	src := l.src
+	return quotedEnd(l.src, i, q, backslashes)
+}
+
+// quotedEnd is the offset just past the closing quote q of a quoted text of
+// src whose body starts at i, as PostgreSQL's and TiDB's scanners read it: a
+// doubled quote stands for itself; with backslashes set, a backslash escapes
+// the next byte. Unterminated text runs to the end of src.
+func quotedEnd(src string, i int, q byte, backslashes bool) int {
 	for i < len(src) {
 		switch src[i] {
 		case '\\':

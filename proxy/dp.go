@@ -245,7 +245,7 @@ func checkPostProcessing(plan *rewrite.Plan) error {
 // probe at a vanishing ε would be all but free.
 func (s *Session) checkEpsilonFloor(eps float64) error {
 	if floor := s.role.MinEpsilonPerQuery; eps < floor {
-		return Errorf(CodeBadValue, "a query must spend at least ε=%g for role %s (min_epsilon_per_query); ε=%g is below it", floor, s.role.Name, eps)
+		return Errorf(CodeBadValue, "epsilon must be at least %g (min_epsilon_per_query of role %s), got %g", floor, s.role.Name, eps)
 	}
 	return nil
 }

@@ -183,12 +183,12 @@ func (s *Session) checkEpsilon(ctx context.Context, eps float64) error {
 	if math.IsNaN(eps) || math.IsInf(eps, 0) || !(eps > 0) {
 		return Errorf(CodeBadValue, "epsilon must be a positive finite number, got %v", eps)
 	}
+	if err := s.checkEpsilonFloor(eps); err != nil {
+		return err
+	}
 	lim, err := s.effectiveLimits(ctx)
 	if err != nil {
 		return err
-	}
-	if floor := lim.MinEpsilonPerQuery; floor > 0 && eps < floor {
-		return Errorf(CodeBadValue, "epsilon must be at least %g (min_epsilon_per_query of role %s), got %g", floor, s.role.Name, eps)
 	}
 	if max := lim.MaxPerQuery.Epsilon; max > 0 && eps > max {
 		return Errorf(CodeBadValue, "epsilon must be at most %g: a query may spend at most ε=%g for role %s", max, max, s.role.Name)
